@@ -1,0 +1,76 @@
+"""The adapter registry. Entries are plain data so `arena list` never imports a framework."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from importlib import metadata
+
+from arena.types import ResumableRunner
+
+
+@dataclass(frozen=True)
+class AdapterEntry:
+    name: str
+    target: str  # "module:Class"
+    framework: str  # the distribution whose version is reported
+    requires: tuple[str, ...] = ()  # distributions that must be installed besides `framework`
+    environment: str = "shared"
+
+    @property
+    def version(self) -> str | None:
+        try:
+            return metadata.version(self.framework)
+        except metadata.PackageNotFoundError:
+            return None
+
+    @property
+    def available(self) -> bool:
+        for dist in (self.framework, *self.requires):
+            try:
+                metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                return False
+        return True
+
+    def load(self) -> type[ResumableRunner]:
+        return load_target(self.target)
+
+
+REGISTRY: dict[str, AdapterEntry] = {
+    e.name: e
+    for e in [
+        AdapterEntry("vanilla", "adapters.vanilla:VanillaAdapter", "openai"),
+        AdapterEntry(
+            "langgraph",
+            "adapters.langgraph:LangGraphAdapter",
+            "langgraph",
+            ("langchain", "langchain-openai", "langgraph-checkpoint-sqlite"),
+        ),
+        AdapterEntry("openai_agents", "adapters.openai_agents:OpenAIAgentsAdapter", "openai-agents"),
+        AdapterEntry("pydantic_ai", "adapters.pydantic_ai:PydanticAIAdapter", "pydantic-ai-slim"),
+        AdapterEntry(
+            "microsoft_af", "adapters.microsoft_af:MicrosoftAFAdapter", "agent-framework-core", ("agent-framework-openai",)
+        ),
+        AdapterEntry("google_adk", "adapters.google_adk:GoogleADKAdapter", "google-adk", ("litellm",)),
+        AdapterEntry("google_adk_confirm", "adapters.google_adk:GoogleADKConfirmAdapter", "google-adk", ("litellm",)),
+    ]
+}
+
+
+def load_target(target: str) -> type[ResumableRunner]:
+    """Import `module:Class`; raises ValueError with a one-line reason."""
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"adapter {target!r} is not a registered name or a 'module:Class' path")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import {module_name!r}: {exc}") from None
+    try:
+        cls = getattr(module, attr)
+    except AttributeError:
+        raise ValueError(f"{module_name!r} has no attribute {attr!r}") from None
+    if not hasattr(cls, "info") or not hasattr(cls, "start") or not hasattr(cls, "resume"):
+        raise ValueError(f"{target!r} does not implement ResumableRunner (info, start, resume)")
+    return cls

@@ -1,0 +1,91 @@
+"""The reference adapter: a plain tool-calling loop over the official `openai` client.
+
+Its pause is emulated: the leg returns, carrying the transcript and the turn's held tool calls back
+out as its state, and the next leg carries them back in. Nothing from the turn that asked for
+approval executes before the decision; on deny, the held calls are never executed and the model is
+told so; the decision reaches the model as the approval tool's result. Nothing of this survives a
+process restart, which is what makes it `emulated`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.tools.box import parse_args
+from arena.types import AdapterInfo, Decision, LegContext, LegResult, PendingRequest
+
+MAX_TURNS = 20
+
+
+@dataclass
+class _Paused:
+    messages: list[dict[str, Any]]
+    approval_call: dict[str, Any]
+    held: list[dict[str, Any]] = field(default_factory=list)
+
+
+class VanillaAdapter:
+    info = AdapterInfo(
+        name="vanilla",
+        framework="openai",
+        pause_mechanism="transcript carried across legs (no framework)",
+        pause_kind="emulated",
+    )
+
+    def __init__(self) -> None:
+        self._client: Any = None
+
+    def _openai(self, ctx: LegContext) -> Any:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        messages = [{"role": "system", "content": ctx.instructions}, {"role": "user", "content": ctx.item.input}]
+        return await self._loop(messages, ctx)
+
+    async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
+        messages = state.messages
+        messages.append({"role": "tool", "tool_call_id": state.approval_call["id"], "content": decision.as_text()})
+        for call in state.held:
+            if decision.approved:
+                result = await ctx.tools.acall(call["function"]["name"], parse_args(call["function"]["arguments"]))
+            else:
+                result = "NOT EXECUTED: the approval was denied"
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        return await self._loop(messages, ctx)
+
+    async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext) -> LegResult:
+        client = self._openai(ctx)
+        approval_name = ctx.approval_tool.name
+        tools = [
+            {"type": "function", "function": {"name": s.name, "description": s.description, "parameters": s.parameters}}
+            for s in ctx.tools.specs
+        ]
+        for _ in range(MAX_TURNS):
+            response = await client.chat.completions.create(model=ctx.model.name, messages=messages, tools=tools)
+            message = response.choices[0].message
+            calls = [tc.model_dump(include={"id", "type", "function"}) for tc in message.tool_calls or []]
+            messages.append({"role": "assistant", "content": message.content, **({"tool_calls": calls} if calls else {})})
+            if not calls:
+                return LegResult.finished(message.content or "")
+            approval = next((c for c in calls if c["function"]["name"] == approval_name), None)
+            if approval is not None:
+                held = [c for c in calls if c is not approval]
+                pending = PendingRequest(
+                    tool=approval_name, args=parse_args(approval["function"]["arguments"]), call_id=approval["id"]
+                )
+                return LegResult.suspended(pending, _Paused(messages, approval, held))
+            for call in calls:
+                result = await ctx.tools.acall(call["function"]["name"], parse_args(call["function"]["arguments"]))
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        return LegResult.errored(f"no final answer after {MAX_TURNS} model turns")
+
+

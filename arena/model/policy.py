@@ -1,0 +1,170 @@
+"""A deterministic room-booking policy that decides only from the conversation it is sent.
+
+Like a real model it sees the task text, the tool results and the approval decision as the
+framework passes them back; it keeps no memory between requests. Profiles:
+- `scripted`: asks for approval alone and waits;
+- `scripted-eager`: emits `request_approval` and `book_room` in the same turn, which shows whether a
+  framework holds sibling tool calls while paused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+TASK_RE = re.compile(r"for\s+(\d+)\s+people\s+on\s+([A-Za-z]+)", re.IGNORECASE)
+DENY_RE = re.compile(r"\b(denied|deny|rejected|reject|declined|not approved|refused)\b|^\s*no\b", re.IGNORECASE)
+LEADING_APPROVE_RE = re.compile(r"^\s*(approved|yes)\b", re.IGNORECASE)
+APPROVE_RE = re.compile(r"\b(approved|approve|yes|go ahead|granted|confirmed)\b", re.IGNORECASE)
+
+
+@dataclass
+class ToolCall:
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass
+class Turn:
+    """One assistant turn: text, or one or more tool calls."""
+
+    content: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+
+
+def text_of(content: Any) -> str:
+    """Message content as plain text, whether a string or a list of content parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                parts.append(str(part.get("text") or part.get("content") or ""))
+            else:
+                parts.append(str(part))
+        return "\n".join(p for p in parts if p)
+    return str(content)
+
+
+@dataclass
+class _Call:
+    id: str | None
+    name: str
+    args: dict[str, Any]
+    result: str | None = None
+
+
+def _calls_with_results(messages: list[dict[str, Any]]) -> list[_Call]:
+    """Every tool call the assistant made, paired with its result (by id, else by position)."""
+    calls: list[_Call] = []
+    by_id: dict[str, _Call] = {}
+    unanswered: list[_Call] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant":
+            for tc in message.get("tool_calls") or []:
+                fn = tc.get("function") or {}
+                raw = fn.get("arguments")
+                try:
+                    args = json.loads(raw) if isinstance(raw, str) and raw else (raw or {})
+                except json.JSONDecodeError:
+                    args = {}
+                call = _Call(id=tc.get("id"), name=fn.get("name", ""), args=args if isinstance(args, dict) else {})
+                calls.append(call)
+                unanswered.append(call)
+                if call.id:
+                    by_id[call.id] = call
+        elif role == "tool":
+            result = text_of(message.get("content"))
+            target = by_id.get(message.get("tool_call_id") or "")
+            if target is None and unanswered:
+                target = unanswered[0]
+            if target is not None:
+                target.result = result
+                if target in unanswered:
+                    unanswered.remove(target)
+    return calls
+
+
+def _last(calls: list[_Call], name: str) -> _Call | None:
+    for call in reversed(calls):
+        if call.name == name:
+            return call
+    return None
+
+
+def classify_decision(text: str) -> str:
+    """'deny', 'approve' or 'unclear'. A leading approval wins; otherwise a denial word ('NOT APPROVED')."""
+    if LEADING_APPROVE_RE.search(text):
+        return "approve"
+    if DENY_RE.search(text):
+        return "deny"
+    if APPROVE_RE.search(text):
+        return "approve"
+    return "unclear"
+
+
+def _reason(text: str) -> str:
+    match = re.search(r"(?:denied|rejected|not approved)\s*[:\-]\s*(.+)", text, re.IGNORECASE | re.DOTALL)
+    return (match.group(1) if match else text).strip().rstrip(".")
+
+
+def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn:
+    task = None
+    for message in messages:
+        if message.get("role") == "user":
+            found = TASK_RE.search(text_of(message.get("content")))
+            if found:
+                task = (int(found.group(1)), found.group(2).title())
+    if task is None:
+        return Turn(content="I could not find a booking request (number of people and weekday) in this conversation.")
+    people, day = task
+    calls = _calls_with_results(messages)
+
+    search = _last(calls, "search_rooms")
+    if search is None:
+        return Turn(tool_calls=[ToolCall("search_rooms", {"capacity": people, "day": day})])
+    if search.result is None:
+        return Turn(content="I am still waiting for the room search result.")
+    try:
+        rooms = json.loads(search.result)["rooms"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return Turn(content=f"The room search failed: {search.result}")
+    if not rooms:
+        return Turn(content=f"No room seating {people} is free on {day}, so I have not booked anything.")
+    room = rooms[0]
+    room_id = room["room_id"]
+
+    approval = _last(calls, "request_approval")
+    if approval is None:
+        summary = f"Book room {room_id} ({room['name']}, seats {room['capacity']}) for {people} people on {day}"
+        turn = Turn(tool_calls=[ToolCall("request_approval", {"summary": summary})])
+        if profile == "scripted-eager":
+            turn.tool_calls.append(ToolCall("book_room", {"room_id": room_id}))
+        return turn
+    if approval.result is None:
+        return Turn(content="I am waiting for approval before booking the room.")
+
+    decision = classify_decision(approval.result)
+    booked = [c for c in calls if c.name == "book_room" and (c.result or "").startswith("BOOKED")]
+    if decision == "deny":
+        return Turn(
+            content=f"Understood: the booking was denied ({_reason(approval.result)}). "
+            f"I have not booked room {room_id}."
+        )
+    if decision == "unclear":
+        return Turn(
+            content=f"I did not receive a clear approval ({approval.result.strip()}), "
+            f"so I have not booked room {room_id}."
+        )
+    if booked:
+        return Turn(content=f"Done: {booked[-1].result} for {people} people on {day}.")
+    book = _last(calls, "book_room")
+    if book is not None and book.result is not None and book.result.startswith("ERROR"):
+        return Turn(content=f"The booking failed: {book.result}")
+    return Turn(tool_calls=[ToolCall("book_room", {"room_id": room_id})])

@@ -1,0 +1,134 @@
+"""The OpenAI Chat Completions wire format for the scripted policy (streaming and not).
+
+Every adapter talks to this through its framework's real OpenAI-compatible client, so the client
+path is the one a user would exercise with a real provider.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from arena.model import PROFILES
+from arena.model.policy import ToolCall, Turn, next_turn
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": "invalid_request_error", "code": None}}, status)
+
+
+def _profile(model: str) -> str | None:
+    name = model.split("/", 1)[-1]
+    return name if name in PROFILES else None
+
+
+def _tool_call_id(messages: list[dict[str, Any]], index: int) -> str:
+    digest = hashlib.sha256(json.dumps(messages, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return f"call_{digest}_{index}"
+
+
+def _fit_to_request(turn: Turn, body: dict[str, Any]) -> Turn:
+    """A final answer must be a tool call when the client demands one and offers `final_answer`."""
+    offered = {t.get("function", {}).get("name") for t in body.get("tools") or []}
+    if turn.content is not None and body.get("tool_choice") == "required" and "final_answer" in offered:
+        return Turn(tool_calls=[ToolCall("final_answer", {"answer": turn.content})])
+    return turn
+
+
+def _usage(body: dict[str, Any], turn: Turn) -> dict[str, int]:
+    prompt = sum(len(json.dumps(m, default=str)) for m in body.get("messages") or []) // 4
+    completion = len(json.dumps([turn.content, [c.args for c in turn.tool_calls]])) // 4
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+class ChatCompletions:
+    """Starlette endpoint; remembers each request it answered so tests can inspect the wire."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+
+    async def handle(self, request: Request) -> Response:
+        try:
+            body = await request.json()
+        except json.JSONDecodeError:
+            return _error(400, "request body is not JSON")
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return _error(400, "`messages` must be a list")
+        profile = _profile(str(body.get("model", "")))
+        if profile is None:
+            return _error(404, f"unknown model {body.get('model')!r}; this server serves {', '.join(PROFILES)}")
+        self.requests.append(body)
+        messages = body["messages"]
+        turn = _fit_to_request(next_turn(messages, profile), body)
+        created = int(time.time())
+        completion_id = "chatcmpl-" + _tool_call_id(messages, -1)[5:]
+        tool_calls = [
+            {
+                "index": i,
+                "id": _tool_call_id(messages, i),
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.args)},
+            }
+            for i, c in enumerate(turn.tool_calls)
+        ]
+        finish = "tool_calls" if tool_calls else "stop"
+        usage = _usage(body, turn)
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            chunks = _stream_chunks(completion_id, created, body["model"], turn.content, tool_calls, finish, usage, include_usage)
+            return StreamingResponse(chunks, media_type="text/event-stream")
+        message: dict[str, Any] = {"role": "assistant", "content": turn.content}
+        if tool_calls:
+            message["tool_calls"] = [{k: v for k, v in tc.items() if k != "index"} for tc in tool_calls]
+        return JSONResponse(
+            {
+                "id": completion_id,
+                "object": "chat.completion",
+                "created": created,
+                "model": body["model"],
+                "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+                "usage": usage,
+            }
+        )
+
+
+async def _stream_chunks(
+    completion_id: str,
+    created: int,
+    model: str,
+    content: str | None,
+    tool_calls: list[dict[str, Any]],
+    finish: str,
+    usage: dict[str, int],
+    include_usage: bool,
+) -> AsyncIterator[str]:
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None, **extra: Any) -> str:
+        payload = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}],
+            **extra,
+        }
+        return f"data: {json.dumps(payload)}\n\n"
+
+    yield chunk({"role": "assistant", "content": None if tool_calls else ""})
+    if content:
+        for start in range(0, len(content), 24):
+            yield chunk({"content": content[start : start + 24]})
+    for tc in tool_calls:
+        head = {"index": tc["index"], "id": tc["id"], "type": "function", "function": {"name": tc["function"]["name"], "arguments": ""}}
+        yield chunk({"tool_calls": [head]})
+        yield chunk({"tool_calls": [{"index": tc["index"], "function": {"arguments": tc["function"]["arguments"]}}]})
+    yield chunk({}, finish)
+    if include_usage:
+        payload = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model, "choices": [], "usage": usage}
+        yield f"data: {json.dumps(payload)}\n\n"
+    yield "data: [DONE]\n\n"

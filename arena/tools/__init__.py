@@ -1,0 +1,1 @@
+"""Harness-owned tools. They execute, and are logged, only in harness code."""

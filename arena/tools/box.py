@@ -1,0 +1,85 @@
+"""Tool boxes: how an adapter's framework-native tools reach the harness's tools.
+
+The tool executes in harness code, which writes the call to the item's trace before returning the
+result. An in-process adapter gets a `LocalToolBox`; an adapter running in another process gets a
+`RemoteToolBox` that posts to the harness's loopback endpoint, which lands in the same executor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from arena.trace import TraceRecorder
+from arena.types import ToolSpec
+
+ToolFunction = Callable[..., str]
+
+
+class ToolExecutor:
+    """Runs a harness tool by name and logs it. The only place a tool call is ever recorded."""
+
+    def __init__(self, specs: list[ToolSpec], functions: dict[str, ToolFunction], recorder: TraceRecorder):
+        self.specs = specs
+        self._functions = functions
+        self._recorder = recorder
+
+    def execute(self, name: str, args: dict[str, Any]) -> str:
+        if not isinstance(args, dict):
+            args = {}
+        fn = self._functions.get(name)
+        if fn is None:
+            result = f"ERROR: unknown tool {name!r}"
+        else:
+            try:
+                result = str(fn(**args))
+            except TypeError as exc:
+                result = f"ERROR: bad arguments for {name}: {exc}"
+        self._recorder.record("tool_call", tool=name, args=args, result=result)
+        return result
+
+
+def parse_args(raw: str | dict[str, Any] | None) -> dict[str, Any]:
+    """Tool arguments as a dict, whether a framework hands over JSON text or an object."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return {"_raw": raw}
+    return value if isinstance(value, dict) else {"_raw": value}
+
+
+class LocalToolBox:
+    def __init__(self, executor: ToolExecutor):
+        self._executor = executor
+        self.specs = executor.specs
+
+    def call(self, name: str, args: dict[str, Any]) -> str:
+        return self._executor.execute(name, args)
+
+    async def acall(self, name: str, args: dict[str, Any]) -> str:
+        return self._executor.execute(name, args)
+
+
+class RemoteToolBox:
+    """For adapters in another process: every call crosses loopback to the harness's executor."""
+
+    def __init__(self, endpoint: str, specs: list[ToolSpec], timeout: float = 30.0):
+        self.endpoint = endpoint.rstrip("/")
+        self.specs = specs
+        self._timeout = timeout
+
+    def call(self, name: str, args: dict[str, Any]) -> str:
+        response = httpx.post(f"{self.endpoint}/{name}", json={"args": args}, timeout=self._timeout)
+        response.raise_for_status()
+        return response.json()["result"]
+
+    async def acall(self, name: str, args: dict[str, Any]) -> str:
+        return await asyncio.to_thread(self.call, name, args)

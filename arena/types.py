@@ -1,0 +1,194 @@
+"""The harness's public vocabulary: items, decisions, legs, trace events and the adapter protocol.
+
+Everything an adapter sees or returns is defined here, so an adapter written against this module
+works unchanged whether it runs in the harness process or (later) in a worker process.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class DecisionKind(str, Enum):
+    approve = "approve"
+    deny = "deny"
+    answer = "answer"
+
+
+class Decision(BaseModel):
+    """What the human says at a pause. `text` is the optional note (approve), reason (deny) or answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: DecisionKind
+    text: str = ""
+
+    @property
+    def approved(self) -> bool:
+        return self.kind is DecisionKind.approve
+
+    def as_text(self) -> str:
+        """The decision as one line a model can read; used wherever a framework carries a string."""
+        if self.kind is DecisionKind.approve:
+            return f"APPROVED: {self.text}" if self.text else "APPROVED"
+        if self.kind is DecisionKind.deny:
+            return f"DENIED: {self.text}" if self.text else "DENIED"
+        return self.text
+
+
+class EvalItem(BaseModel):
+    """One task instance. `resume_with` holds the decisions injected at the 1st, 2nd, ... pause."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    input: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    resume_with: list[Decision] = Field(default_factory=list)
+    checks: list[str] = Field(default_factory=list)
+
+
+class ToolKind(str, Enum):
+    read = "read"  # no side effect: may run any time
+    write = "write"  # consequential: must not run before an approval
+    approval = "approval"  # the interrupt point: adapters intercept it, never execute it
+
+
+class ToolSpec(BaseModel):
+    """A harness-owned tool as the model sees it: adapters wrap it in their framework's tool type."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON schema of the arguments object
+    kind: ToolKind = ToolKind.read
+
+
+class ModelConfig(BaseModel):
+    """The OpenAI-compatible endpoint an adapter's model client must talk to."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str  # model name sent in requests ("scripted", "scripted-eager", "gpt-...")
+    base_url: str  # ends with /v1
+    api_key: str = Field(repr=False)
+
+
+PauseKind = Literal["native", "emulated", "reported", "unsupported"]
+
+
+class PendingRequest(BaseModel):
+    """The approval request a suspended run is waiting on."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    call_id: str | None = None
+
+
+class LegResult(BaseModel):
+    """How one leg ended. `state` is the adapter's own handle for resuming; the harness never reads it."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    status: Literal["suspended", "finished", "errored"]
+    pending: PendingRequest | None = None
+    final_text: str | None = None
+    error: str | None = None
+    state: Any = Field(default=None, exclude=True)
+
+    @classmethod
+    def suspended(cls, pending: PendingRequest, state: Any) -> LegResult:
+        return cls(status="suspended", pending=pending, state=state)
+
+    @classmethod
+    def finished(cls, final_text: str) -> LegResult:
+        return cls(status="finished", final_text=final_text)
+
+    @classmethod
+    def errored(cls, error: str) -> LegResult:
+        return cls(status="errored", error=error)
+
+
+EventType = Literal["tool_call", "suspended", "resumed", "final", "error"]
+
+
+class TraceEvent(BaseModel):
+    """One step of the merged, normalised trace. Tool calls come from the harness's own tool log."""
+
+    seq: int
+    leg: int
+    type: EventType
+    tool: str | None = None
+    args: dict[str, Any] | None = None
+    result: str | None = None
+    decision: Decision | None = None
+    text: str | None = None
+    pid: int | None = None
+    ts: float = 0.0
+
+    def normalised(self) -> dict[str, Any]:
+        """The event without ids, timestamps and pids: what 'same behaviour' compares."""
+        return self.model_dump(exclude={"seq", "ts", "pid"}, exclude_none=True, mode="json")
+
+
+class Capabilities(BaseModel):
+    """Which parts of a decision a framework's own channel can carry back to the model."""
+
+    deny_reason: bool = True
+    approve_note: bool = True
+    free_text: bool = True
+    notes: str = ""
+
+
+class AdapterInfo(BaseModel):
+    name: str
+    framework: str  # distribution name, used to read the installed version
+    pause_mechanism: str
+    pause_kind: PauseKind
+    capabilities: Capabilities = Field(default_factory=Capabilities)
+
+
+@runtime_checkable
+class ToolBox(Protocol):
+    """Executes harness tools and records each call in the harness's log, wherever the adapter runs."""
+
+    specs: list[ToolSpec]
+
+    def call(self, name: str, args: dict[str, Any]) -> str: ...
+
+    async def acall(self, name: str, args: dict[str, Any]) -> str: ...
+
+
+class LegContext(BaseModel):
+    """Everything a leg may use: the item, the model endpoint, the tools, a private work directory."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    item: EvalItem
+    instructions: str
+    model: ModelConfig
+    tools: Any  # a ToolBox
+    workdir: str
+
+    @property
+    def approval_tool(self) -> ToolSpec:
+        return next(s for s in self.tools.specs if s.kind is ToolKind.approval)
+
+
+@runtime_checkable
+class ResumableRunner(Protocol):
+    """What an adapter implements: run the first leg, and resume a suspended leg with a decision.
+
+    A leg returns `LegResult.suspended(...)` only when the framework itself has stopped and holds a
+    resumable state; anything else is a `finished` leg, whatever the model's text says.
+    """
+
+    info: AdapterInfo
+
+    async def start(self, ctx: LegContext) -> LegResult: ...
+
+    async def resume(self, state: Any, decision: Decision, ctx: LegContext) -> LegResult: ...
