@@ -119,3 +119,21 @@ def run_item(
         duration_s=round(time.monotonic() - started, 3),
         trace=trace,
     )
+
+
+def run_items(
+    adapter_factory: Callable[[], ResumableRunner],
+    arena: ArenaSpec,
+    items: list[EvalItem],
+    model: ModelConfig,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    on_result: Callable[[ItemResult], None] | None = None,
+) -> list[ItemResult]:
+    """Run items one after another; each item's failure stays that item's."""
+    results = []
+    for item in items:
+        result = run_item(adapter_factory, arena, item, model, timeout_s)
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+    return results
