@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from importlib import metadata
 
@@ -26,6 +27,9 @@ class AdapterEntry:
 
     @property
     def available(self) -> bool:
+        """Framework distributions installed and the adapter module present (nothing is imported)."""
+        if importlib.util.find_spec(self.target.partition(":")[0]) is None:
+            return False
         for dist in (self.framework, *self.requires):
             try:
                 metadata.version(dist)

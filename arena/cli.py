@@ -1,0 +1,233 @@
+"""The `arena` command line: list arenas and adapters, run an arena on adapters.
+
+Frameworks are imported only when an adapter is about to run, so `--help` and `list` stay instant.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from typer.exceptions import Abort, Exit, TyperException
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Measure how agent frameworks pause for a human and resume.",
+)
+err = Console(stderr=True)
+
+
+class UserError(Exception):
+    """A bad argument: one line, exit code 2, no traceback."""
+
+
+def _fail(message: str) -> None:
+    raise UserError(message)
+
+
+@app.command("list")
+def list_cmd() -> None:
+    """Arenas, adapters, and whether each adapter's framework is installed (and which version)."""
+    import arenas
+    from adapters import REGISTRY
+
+    out = Console()
+    table = Table(title="Arenas")
+    for col in ("arena", "items", "description"):
+        table.add_column(col)
+    for name in arenas.names():
+        spec = arenas.load(name)
+        table.add_row(name, str(len(spec.items)), spec.description)
+    out.print(table)
+    table = Table(title="Adapters")
+    for col in ("adapter", "framework", "version", "installed", "environment"):
+        table.add_column(col)
+    for entry in REGISTRY.values():
+        version = entry.version
+        table.add_row(entry.name, entry.framework, version or "-", "yes" if entry.available else "no", entry.environment)
+    out.print(table)
+
+
+def _select_adapters(names: list[str]) -> list[tuple[str, object]]:
+    """Resolve --adapter values to (name, AdapterEntry | class). Unknown or uninstalled: a UserError."""
+    from adapters import REGISTRY, load_target
+
+    chosen: list[tuple[str, object]] = []
+    for name in names or ["all"]:
+        if name == "all":
+            available = [e for e in REGISTRY.values() if e.available]
+            skipped = [e.name for e in REGISTRY.values() if not e.available]
+            if skipped:
+                err.print(f"[dim]not installed here, skipped: {', '.join(skipped)}[/dim]")
+            chosen.extend((e.name, e) for e in available)
+        elif name in REGISTRY:
+            entry = REGISTRY[name]
+            if not entry.available:
+                _fail(f"adapter {name!r} needs {entry.framework} installed: uv sync --extra {name}")
+            chosen.append((name, entry))
+        elif ":" in name:
+            try:
+                cls = load_target(name)
+            except ValueError as exc:
+                _fail(str(exc))
+            chosen.append((cls.info.name, cls))
+        else:
+            _fail(f"unknown adapter {name!r}; choose from {', '.join([*REGISTRY, 'all'])} or module:Class")
+    seen: set[str] = set()
+    return [(n, a) for n, a in chosen if not (n in seen or seen.add(n))]
+
+
+@app.command("run")
+def run_cmd(
+    arena_name: Annotated[str, typer.Argument(metavar="ARENA", help="arena to run (see `arena list`)")],
+    adapter: Annotated[Optional[list[str]], typer.Option("--adapter", "-a", help="adapter name, `all`, or module:Class; repeatable")] = None,
+    model: Annotated[str, typer.Option(help="scripted, scripted-eager, or openai/<model>")] = "scripted",
+    base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible base URL for a real model")] = None,
+    item: Annotated[Optional[list[str]], typer.Option("--item", help="run only this item id; repeatable")] = None,
+    out: Annotated[Path, typer.Option(help="directory for run directories")] = Path("runs"),
+    json_out: Annotated[bool, typer.Option("--json", help="one JSON summary line per adapter on stdout")] = False,
+    timeout: Annotated[float, typer.Option(help="per-item timeout in seconds", min=1)] = 60.0,
+) -> None:
+    """Run ARENA on one or more adapters; write a run directory per adapter and print the results."""
+    import arenas
+    from adapters import AdapterEntry
+    from arena.model.resolve import ModelError, resolve_model
+    from arena.results import RunSummary
+    from arena.rundir import RunDir
+    from arena.runner import run_items
+    from arena.server import HarnessServer
+
+    if arena_name not in arenas.names():
+        _fail(f"unknown arena {arena_name!r}; choose from {', '.join(arenas.names())}")
+    spec = arenas.load(arena_name)
+    items = spec.items
+    if item:
+        known = {i.id for i in spec.items}
+        unknown = [i for i in item if i not in known]
+        if unknown:
+            _fail(f"unknown item {unknown[0]!r} in {arena_name}; choose from {', '.join(sorted(known))}")
+        items = [i for i in spec.items if i.id in item]
+    if base_url and model.split("/", 1)[0] != "openai":
+        _fail("--base-url applies only to a real model (--model openai/<model>)")
+    try:
+        resolve_model(model, base_url, "http://unused")  # validate before starting anything
+    except ModelError as exc:
+        _fail(str(exc))
+    selected = _select_adapters(adapter or [])
+    if not selected:
+        _fail("no adapter is installed here; see `arena list`")
+
+    summaries: list[RunSummary] = []
+    with HarnessServer() as server:
+        model_config = resolve_model(model, base_url, server.base_url)
+        for name, target in selected:
+            cls = target.load() if isinstance(target, AdapterEntry) else target
+            info = cls.info
+            version = _dist_version(info.framework)
+            if info.pause_kind == "unsupported":
+                err.print(f"[yellow]{name}: {info.framework} has no pause primitive (pause kind unsupported); "
+                          "items still run to show what happens without a pause[/yellow]")
+            meta = {"framework": info.framework, "framework_version": version, "pause_mechanism": info.pause_mechanism,
+                    "pause_kind": info.pause_kind, "capabilities": info.capabilities.model_dump(),
+                    "base_url": model_config.base_url if not model.startswith("scripted") else "loopback (scripted)",
+                    "items": [i.id for i in items]}
+            run_dir = RunDir(out, arena_name, name, model, meta)
+            with _progress(f"{name}", len(items), quiet=False) as advance:
+                def on_result(result, _rd=run_dir, _adv=advance):
+                    _rd.add(result)
+                    _adv(result)
+                results = run_items(cls, spec, items, model_config, timeout, on_result)
+            summary = RunSummary.tally(
+                results, arena=arena_name, adapter=name, framework=info.framework, framework_version=version,
+                pause_mechanism=info.pause_mechanism, pause_kind=info.pause_kind, model=model, run_dir=str(run_dir.path),
+            )
+            run_dir.finish(summary)
+            summaries.append(summary)
+            if json_out:
+                print(summary.model_dump_json(), flush=True)
+    if not json_out:
+        _print_table(summaries)
+
+
+def _dist_version(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _progress(label: str, total: int, quiet: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if quiet:
+        return nullcontext(lambda result: None)
+
+    class _Ctx:
+        def __enter__(self):
+            self.progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                console=err, transient=False,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task(label, total=total)
+
+            def advance(result) -> None:
+                self.progress.update(self.task, advance=1, description=f"{label} [dim]{result.item_id} {result.status}[/dim]")
+
+            return advance
+
+        def __exit__(self, *exc):
+            self.progress.update(self.task, description=label)
+            self.progress.stop()
+
+    return _Ctx()
+
+
+def _print_table(summaries) -> None:
+    out = Console()
+    table = Table(title="Results")
+    for col in ("adapter", "framework", "pause kind", "passed", "errors", "checks", "run dir"):
+        table.add_column(col)
+    for s in summaries:
+        checks = "  ".join(f"{n} {t.passed}/{t.total}" for n, t in s.checks.items())
+        style = "green" if s.passed == s.items else ("red" if s.errors else "yellow")
+        table.add_row(
+            s.adapter, f"{s.framework} {s.framework_version or ''}".strip(), s.pause_kind,
+            f"[{style}]{s.passed}/{s.items}[/{style}]", str(s.errors), checks, s.run_dir or "",
+        )
+    out.print(table)
+
+
+def main() -> None:
+    """Entry point: usage errors become one line on stderr and exit code 2."""
+    try:
+        app(standalone_mode=False)
+    except UserError as exc:
+        print(f"arena: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except Exit as exc:
+        sys.exit(exc.exit_code)
+    except Abort:
+        print("arena: aborted", file=sys.stderr)
+        sys.exit(130)
+    except TyperException as exc:  # usage errors from the parser (bad flag, missing argument)
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        if message.strip():
+            print(f"arena: error: {message}", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", 2) or 2)
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
