@@ -54,25 +54,45 @@ class LangGraphAdapter:
         ),
     )
 
+    def __init__(self) -> None:
+        self._http: Any = None
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+
+    def _http_client(self) -> Any:
+        """This item's own async HTTP client for ChatOpenAI.
+
+        Without one, langchain-openai shares a process-wide cached `httpx.AsyncClient` between all
+        ChatOpenAI instances; it is bound to the first event loop that used it, and the runner gives
+        every item a fresh loop, so the second item fails with "Event loop is closed".
+        """
+        if self._http is None:
+            import httpx
+
+            self._http = httpx.AsyncClient()
+        return self._http
+
     async def start(self, ctx: LegContext) -> LegResult:
         state = {"db": os.path.join(ctx.workdir, DB_NAME), "thread_id": f"arena-{ctx.item.id}-{uuid.uuid4().hex}"}
         graph_input = {"messages": [{"role": "user", "content": ctx.item.input}]}
-        return await _leg(ctx, state, graph_input)
+        return await _leg(ctx, state, graph_input, self._http_client())
 
     async def resume(self, state: dict[str, str], decision: Decision, ctx: LegContext) -> LegResult:
         from langgraph.types import Command
 
-        return await _leg(ctx, state, Command(resume=decision.model_dump(mode="json")))
+        return await _leg(ctx, state, Command(resume=decision.model_dump(mode="json")), self._http_client())
 
 
-async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any) -> LegResult:
+async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: Any) -> LegResult:
     """One leg: reopen the checkpoint database, run the graph until it ends or interrupts, close it."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from langsmith import tracing_context
 
     config = {"configurable": {"thread_id": state["thread_id"]}, "recursion_limit": RECURSION_LIMIT}
     async with AsyncSqliteSaver.from_conn_string(state["db"]) as saver:
-        agent = _build_agent(ctx, saver)
+        agent = _build_agent(ctx, saver, http)
         with tracing_context(enabled=False):  # no LangSmith tracing, whatever the environment says
             output = await agent.ainvoke(graph_input, config, version="v2")
     if output.interrupts:
@@ -83,11 +103,17 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any) -> LegR
     return LegResult.finished(_text(messages[-1].content) if messages else "")
 
 
-def _build_agent(ctx: LegContext, checkpointer: Any) -> Any:
+def _build_agent(ctx: LegContext, checkpointer: Any, http: Any) -> Any:
     from langchain.agents import create_agent
     from langchain_openai import ChatOpenAI
 
-    model = ChatOpenAI(model=ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
+    model = ChatOpenAI(
+        model=ctx.model.name,
+        base_url=ctx.model.base_url,
+        api_key=ctx.model.api_key,
+        max_retries=0,
+        http_async_client=http,
+    )
     tools = [_approval_tool(spec) if spec.kind is ToolKind.approval else _harness_tool(spec, ctx) for spec in ctx.tools.specs]
     return create_agent(model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer)
 

@@ -2,11 +2,12 @@
 
 The harness tools become `pydantic_ai.Tool.from_schema(...)` tools built from their JSON schemas;
 each wraps one harness call (`ctx.tools.acall`). The approval tool's function raises
-`pydantic_ai.CallDeferred`: pydantic-ai then ends the run with a `DeferredToolRequests` output
-(the agent's `output_type` is `[str, DeferredToolRequests]`), which holds the pending call and its
-`tool_call_id`. That is the suspension. The leg's state is the run's message history serialised by
-pydantic-ai itself (`result.all_messages_json()`) plus the pending call id, all plain JSON, so a
-fresh process can rebuild it with `ModelMessagesTypeAdapter.validate_json` and resume.
+`pydantic_ai.CallDeferred(kind="question")`: pydantic-ai then ends the run with a
+`DeferredToolRequests` output (the agent's `output_type` is `[str, DeferredToolRequests]`), which
+holds the pending call and its `tool_call_id`. That is the suspension. The leg's state is the run's
+message history serialised by pydantic-ai itself (`result.all_messages_json()`) plus the pending
+call id, all plain JSON, so a fresh process can rebuild it with
+`ModelMessagesTypeAdapter.validate_json` and resume.
 
 Resume is a new `agent.run(message_history=..., deferred_tool_results=DeferredToolResults(calls=
 {tool_call_id: decision.as_text()}))`: the decision becomes the request_approval call's tool result,
@@ -16,10 +17,15 @@ Why `CallDeferred` and not `requires_approval=True` / `ApprovalRequired`: those 
 model made until a human approves *that call*, then pydantic-ai executes the tool itself, and a
 denial carries only a `ToolDenied(message)`. Here request_approval is itself the human step (it has
 no implementation to run after approval), so it is an externally answered call whose result is the
-human's decision; that is `CallDeferred` answered through `DeferredToolResults.calls`.
+human's decision; that is `CallDeferred` answered through `DeferredToolResults.calls`. Its kind is
+`'question'` (pydantic-ai's kind for a call that asks the user for content) rather than the default
+`'external'`; both are answered the same way through `DeferredToolResults.calls`.
 
 Nothing here special-cases sibling tool calls: whatever pydantic-ai does with a `book_room` emitted
-in the same turn as request_approval shows up in the harness's tool log.
+in the same turn as request_approval shows up in the harness's tool log. Observed (2.68): pydantic-ai
+runs every ordinary tool call of the turn and only collects the deferred one, so a sibling
+`book_room` executes before the run ends; its return stays in the message history and is sent to
+the model again on resume, never re-executed.
 
 Offline: no logfire; the agent's `instrument` is set to False explicitly (it is off by default and
 `logfire_api` is the no-op shim); no price updates are started; the model client is pydantic-ai's
@@ -28,7 +34,6 @@ Offline: no logfire; the agent's `instrument` is set to False explicitly (it is 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from arena.types import (
@@ -48,7 +53,7 @@ class PydanticAIAdapter:
         name="pydantic_ai",
         framework="pydantic-ai-slim",
         pause_mechanism=(
-            "deferred tool: request_approval raises CallDeferred, the run ends with DeferredToolRequests "
+            "deferred tool: request_approval raises CallDeferred(kind='question'), the run ends with DeferredToolRequests "
             "(output_type=[str, DeferredToolRequests]); resume with agent.run(message_history=..., "
             "deferred_tool_results=DeferredToolResults(calls={tool_call_id: decision text}))"
         ),
@@ -58,7 +63,7 @@ class PydanticAIAdapter:
             approve_note=True,
             free_text=True,
             notes=(
-                "The decision is the deferred call's external result (DeferredToolResults.calls), a free "
+                "The decision is the deferred call's result (DeferredToolResults.calls), a free "
                 "string, so approve notes, deny reasons and free answers all reach the model as the "
                 "request_approval tool result. State = pydantic-ai's own JSON message history + call id."
             ),
@@ -88,7 +93,8 @@ class PydanticAIAdapter:
 
                 def defer(**kwargs: Any) -> str:
                     # The human answers this call outside the run: pydantic-ai ends the run here.
-                    raise CallDeferred()
+                    # kind="question": the call asks the user for content (their decision).
+                    raise CallDeferred(kind="question")
 
                 function = defer
             else:
@@ -137,13 +143,12 @@ class PydanticAIAdapter:
         approval_name = ctx.approval_tool.name
         pending = [c for c in output.calls if c.tool_name == approval_name]
         others = [c.tool_name for c in output.calls if c.tool_name != approval_name]
-        if output.approvals or others or len(pending) != 1:
+        if output.approvals or others or len(pending) != 1 or output.kind(pending[0].tool_call_id) != "question":
             # Only request_approval defers, and only once per turn; anything else is not a pause we can answer.
             names = [c.tool_name for c in output.approvals] + others + [c.tool_name for c in pending]
             return LegResult.errored(f"run ended with unexpected deferred tool requests: {names}")
         call = pending[0]
         args = call.args_as_dict()
+        # Plain JSON text, so the state can cross a process boundary (durable_state).
         state = {"messages": result.all_messages_json().decode(), "call_id": call.tool_call_id}
-        # The state must survive a process boundary: it is plain JSON text.
-        json.dumps(state)
         return LegResult.suspended(PendingRequest(tool=approval_name, args=args, call_id=call.tool_call_id), state)

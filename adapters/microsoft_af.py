@@ -1,0 +1,168 @@
+"""Microsoft Agent Framework: tool approval (`approval_mode="always_require"`) on an `AgentSession`.
+
+The approval tool is a `FunctionTool` declared `always_require`. When the model calls it, the
+framework's function-invocation loop does not run it: `Agent.run` returns a response whose
+`user_input_requests` hold `function_approval_request` contents, and the session records them as
+pending (its `tool_approval` state). That is the pause. The leg's state is the serialised session
+(`AgentSession.to_dict()`, plain JSON) plus the serialised requests, so a later leg (or another
+process) restores it with `AgentSession.from_dict()` and answers with
+`request.to_function_approval_response(approved)` in a new user message on the same session.
+
+How the decision reaches the model:
+- approve: the framework executes the approval tool's body, which this adapter owns; it returns
+  `decision.as_text()` ("APPROVED" / "APPROVED: note"), so the model sees what vanilla's model sees.
+  The framework's approval response itself carries only a bool: the note travels in that body.
+- deny: the framework never runs the body and writes its own fixed tool result,
+  "Error: Tool call invocation was rejected by user." The response has no field for a reason, so
+  the deny reason cannot reach the model (`deny_reason=False`).
+- answer: sent as an approval whose body returns the answer text (the only way a text gets back).
+
+The approval body never calls the harness for an approved request. If the framework ever ran it
+without a decision the adapter passed in, the body forwards the call to `ctx.tools`, so the harness
+logs the approval tool as executed and the checks fail: nothing is hidden.
+
+Sibling calls in the approval turn (scripted-eager's `book_room`) are the framework's business:
+with a session it holds non-approval siblings and runs them when the approval batch resumes, as
+"already approved", whatever the decision was. The trace shows it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from arena.types import (
+    AdapterInfo,
+    Capabilities,
+    Decision,
+    DecisionKind,
+    LegContext,
+    LegResult,
+    PendingRequest,
+    ToolKind,
+)
+
+REJECTED_RESULT = "Error: Tool call invocation was rejected by user."  # agent_framework/_tools.py, fixed text
+
+_TELEMETRY_ENV = {
+    "OTEL_SDK_DISABLED": "true",
+    "ENABLE_INSTRUMENTATION": "false",  # ObservabilitySettings, read when agent_framework is imported
+    "ENABLE_SENSITIVE_DATA": "false",
+    "AGENT_FRAMEWORK_USER_AGENT_DISABLED": "true",  # no agent-framework User-Agent / feature token
+    "AGENT_FRAMEWORK_FEATURE_MASK_DISABLED": "true",
+}
+
+
+def _framework() -> Any:
+    """Import agent_framework lazily, with its telemetry off before the first import."""
+    for key, value in _TELEMETRY_ENV.items():
+        os.environ.setdefault(key, value)
+    import agent_framework
+    from agent_framework.observability import disable_instrumentation
+
+    disable_instrumentation()  # sticky: no spans/metrics/logs from agent_framework in this process
+    return agent_framework
+
+
+class MicrosoftAFAdapter:
+    info = AdapterInfo(
+        name="microsoft_af",
+        framework="agent-framework-core",
+        pause_mechanism=(
+            'FunctionTool(approval_mode="always_require") -> AgentResponse.user_input_requests '
+            "(function_approval_request) on an AgentSession; resumed with "
+            "to_function_approval_response(approved) from AgentSession.from_dict(session.to_dict())"
+        ),
+        pause_kind="native",
+        capabilities=Capabilities(
+            deny_reason=False,
+            approve_note=True,
+            free_text=True,
+            notes=(
+                "The approval response carries only a bool. On approve the framework runs the approval "
+                "tool's body, which the adapter owns and which returns the decision text, so notes and "
+                "answers reach the model as the tool result. On deny the framework writes its own fixed "
+                f"result {REJECTED_RESULT!r}: the reason is dropped."
+            ),
+        ),
+    )
+
+    def __init__(self) -> None:
+        self._client: Any = None
+        self._grants: list[str] = []  # decision texts the approval body may return, one per approved request
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.client.close()
+
+    def _agent(self, ctx: LegContext) -> Any:
+        af = _framework()
+        from agent_framework.openai import OpenAIChatCompletionClient
+
+        if self._client is None:
+            self._client = OpenAIChatCompletionClient(
+                model=ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key
+            )
+        tools = [self._tool(af, spec, ctx) for spec in ctx.tools.specs]
+        return af.Agent(client=self._client, instructions=ctx.instructions, name="room_booker", tools=tools)
+
+    def _tool(self, af: Any, spec: Any, ctx: LegContext) -> Any:
+        name = spec.name
+        if spec.kind is ToolKind.approval:
+
+            async def approval_body(**kwargs: Any) -> str:
+                if self._grants:
+                    return self._grants.pop(0)
+                # Ran without a decision from the harness: let the harness see the execution.
+                return await ctx.tools.acall(name, kwargs)
+
+            return af.FunctionTool(
+                name=name,
+                description=spec.description,
+                func=approval_body,
+                input_model=dict(spec.parameters),
+                approval_mode="always_require",
+            )
+
+        async def call(**kwargs: Any) -> str:
+            return await ctx.tools.acall(name, kwargs)
+
+        return af.FunctionTool(
+            name=name,
+            description=spec.description,
+            func=call,
+            input_model=dict(spec.parameters),
+            approval_mode="never_require",
+        )
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        agent = self._agent(ctx)
+        session = agent.create_session()
+        response = await agent.run(ctx.item.input, session=session)
+        return self._leg_result(response, session, ctx)
+
+    async def resume(self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:
+        af = _framework()
+        agent = self._agent(ctx)
+        session = af.AgentSession.from_dict(state["session"])
+        requests = [af.Content.from_dict(r) for r in state["requests"]]
+        approved = decision.kind is not DecisionKind.deny
+        self._grants = [decision.as_text() for _ in requests] if approved else []
+        answers = [r.to_function_approval_response(approved) for r in requests]
+        response = await agent.run(af.Message(role="user", contents=answers), session=session)
+        return self._leg_result(response, session, ctx)
+
+    def _leg_result(self, response: Any, session: Any, ctx: LegContext) -> LegResult:
+        self._grants = []
+        requests = [c for c in response.user_input_requests if c.type == "function_approval_request"]
+        others = [c for c in response.user_input_requests if c.type != "function_approval_request"]
+        if others:
+            return LegResult.errored(f"the run stopped on user-input requests of type {others[0].type!r}")
+        if not requests:
+            return LegResult.finished(response.text or "")
+        approval = ctx.approval_tool.name
+        first = next((r for r in requests if r.function_call.name == approval), requests[0])
+        call = first.function_call
+        pending = PendingRequest(tool=call.name, args=call.parse_arguments() or {}, call_id=call.call_id)
+        state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests]}
+        return LegResult.suspended(pending, state)

@@ -1,0 +1,164 @@
+"""OpenAI Agents SDK (`openai-agents`): native tool approval.
+
+The approval tool is a `FunctionTool` declared with `needs_approval=True`. When the model calls it,
+`Runner.run` stops and returns `result.interruptions` (`ToolApprovalItem`s); the leg's state is the
+SDK's own serialised run state, `result.to_state().to_string()`. A resume restores it with
+`await RunState.from_string(agent, state)`, applies the decision with `state.approve(item)` or
+`state.reject(item, rejection_message=...)` and continues with `Runner.run(agent, state)`.
+
+How the decision reaches the model: on approve (or an answer) the SDK runs the approval tool, whose
+adapter-owned body returns `decision.as_text()` ("APPROVED", "APPROVED: note", or the answer) as the
+tool output; on deny the SDK never runs it and sends the rejection message, `decision.as_text()`
+("DENIED: reason"), as the tool output. The approval tool never goes through `ctx.tools`.
+
+The model is `OpenAIChatCompletionsModel` over `AsyncOpenAI` pointed at the harness endpoint (Chat
+Completions, not Responses). Tracing is off globally and per run, so nothing is exported.
+
+Sibling tool calls (scripted-eager) are not special-cased: whatever the SDK does with them shows up
+in the harness's tool log.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.tools.box import parse_args
+from arena.types import (
+    AdapterInfo,
+    Capabilities,
+    Decision,
+    DecisionKind,
+    LegContext,
+    LegResult,
+    PendingRequest,
+    ToolKind,
+    ToolSpec,
+)
+
+MAX_TURNS = 20
+AGENT_NAME = "arena"
+
+
+class OpenAIAgentsAdapter:
+    info = AdapterInfo(
+        name="openai_agents",
+        framework="openai-agents",
+        pause_mechanism=(
+            "FunctionTool(needs_approval=True) -> RunResult.interruptions (ToolApprovalItem); "
+            "state = RunResult.to_state().to_string(); resume: RunState.from_string, "
+            "RunState.approve / RunState.reject(rejection_message=...), Runner.run(agent, state)"
+        ),
+        pause_kind="native",
+        capabilities=Capabilities(
+            deny_reason=True,
+            approve_note=True,
+            free_text=True,
+            notes=(
+                "deny: the reason travels as RunState.reject(rejection_message=...), which the SDK sends "
+                "verbatim as the approval tool's output. approve: RunState.approve() carries no payload; "
+                "the note (or an answer) reaches the model as the output of the adapter-owned approval "
+                "tool body, which the SDK runs only after approve()."
+            ),
+        ),
+    )
+
+    def __init__(self) -> None:
+        self._client: Any = None
+        self._agent: Any = None
+        self._decision: Decision | None = None
+        self._approval_name: str | None = None
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    # -- building the agent -------------------------------------------------------------------
+
+    def _build(self, ctx: LegContext) -> Any:
+        if self._agent is not None:
+            return self._agent
+        import agents
+        from agents import Agent, FunctionTool, OpenAIChatCompletionsModel
+        from openai import AsyncOpenAI
+
+        agents.set_tracing_disabled(True)
+        self._approval_name = ctx.approval_tool.name
+        self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
+        model = OpenAIChatCompletionsModel(model=ctx.model.name, openai_client=self._client)
+        tools = [
+            FunctionTool(
+                name=spec.name,
+                description=spec.description,
+                params_json_schema=dict(spec.parameters),
+                on_invoke_tool=self._invoker(spec, ctx),
+                # The spec's schema is passed unchanged, as vanilla sends it.
+                strict_json_schema=False,
+                needs_approval=spec.kind is ToolKind.approval,
+            )
+            for spec in ctx.tools.specs
+        ]
+        self._agent = Agent(name=AGENT_NAME, instructions=ctx.instructions, model=model, tools=tools)
+        return self._agent
+
+    def _invoker(self, spec: ToolSpec, ctx: LegContext) -> Any:
+        if spec.kind is ToolKind.approval:
+
+            async def approval_body(tool_context: Any, raw_args: str) -> str:
+                # Runs only once the SDK has an approval for this call. The decision is the result.
+                if self._decision is None or self._decision.kind is DecisionKind.deny:
+                    raise RuntimeError(f"{spec.name} was executed by the SDK without an approval")
+                return self._decision.as_text()
+
+            return approval_body
+
+        async def harness_tool(tool_context: Any, raw_args: str) -> str:
+            return await ctx.tools.acall(spec.name, parse_args(raw_args))
+
+        return harness_tool
+
+    @staticmethod
+    def _run_config() -> Any:
+        from agents import RunConfig
+
+        return RunConfig(tracing_disabled=True, trace_include_sensitive_data=False)
+
+    # -- legs ------------------------------------------------------------------------------------
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        from agents import Runner
+
+        agent = self._build(ctx)
+        result = await Runner.run(agent, ctx.item.input, run_config=self._run_config(), max_turns=MAX_TURNS)
+        return self._outcome(result)
+
+    async def resume(self, state: str, decision: Decision, ctx: LegContext) -> LegResult:
+        from agents import RunState, Runner
+
+        agent = self._build(ctx)
+        run_state = await RunState.from_string(agent, state)
+        interruptions = run_state.get_interruptions()
+        if not interruptions:
+            return LegResult.errored("the restored run state holds no pending approval")
+        item = self._approval_item(interruptions)
+        self._decision = decision
+        if decision.kind is DecisionKind.deny:
+            run_state.reject(item, rejection_message=decision.as_text())
+        else:
+            run_state.approve(item)
+        result = await Runner.run(agent, run_state, run_config=self._run_config(), max_turns=MAX_TURNS)
+        return self._outcome(result)
+
+    def _approval_item(self, interruptions: list[Any]) -> Any:
+        """The pending call on the approval tool (the only tool declared with needs_approval)."""
+        return next((i for i in interruptions if i.name == self._approval_name), interruptions[0])
+
+    def _outcome(self, result: Any) -> LegResult:
+        interruptions = list(result.interruptions or [])
+        if interruptions:
+            # The SDK stopped and holds the pending call; its serialised RunState is the leg state.
+            item = self._approval_item(interruptions)
+            pending = PendingRequest(tool=item.name or "", args=parse_args(item.arguments), call_id=item.call_id)
+            return LegResult.suspended(pending, result.to_state().to_string())
+        output = result.final_output
+        return LegResult.finished(output if isinstance(output, str) else str(output or ""))

@@ -1,0 +1,303 @@
+"""The LangGraph adapter: interrupt() in the approval tool of create_agent, SQLite checkpointer,
+Command(resume=...)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("langgraph")
+pytest.importorskip("langchain.agents")
+pytest.importorskip("langchain_openai")
+pytest.importorskip("langgraph.checkpoint.sqlite")
+
+import arenas  # noqa: E402
+from adapters.langgraph import LangGraphAdapter  # noqa: E402
+from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
+from arena.trace import TraceRecorder  # noqa: E402
+from arena.types import LegContext, ModelConfig  # noqa: E402
+from tests.conftest import normalised  # noqa: E402
+
+APPROVAL = "request_approval"
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = arenas.load("human_in_the_loop")
+ITEMS = {i.id: i for i in SPEC.items}
+
+
+def _wire_slice(server, run):
+    before = len(server.chat.requests)
+    results = run()
+    return results, server.chat.requests[before:]
+
+
+@pytest.fixture(scope="module")
+def scripted(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("langgraph"))
+
+
+@pytest.fixture(scope="module")
+def eager(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("langgraph", profile="scripted-eager"))
+
+
+@pytest.fixture(scope="module")
+def vanilla(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla")}
+
+
+@pytest.fixture(scope="module")
+def vanilla_eager(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
+
+
+def _approval_results(requests) -> dict[str, tuple[str, str]]:
+    """approval summary -> (tool_call_id, the tool result the model saw), read off the wire."""
+    calls: dict[str, str] = {}
+    answered: dict[str, tuple[str, str]] = {}
+    for body in requests:
+        for m in body["messages"]:
+            for tc in m.get("tool_calls") or []:
+                if tc["function"]["name"] == APPROVAL:
+                    calls[tc["id"]] = json.loads(tc["function"]["arguments"])["summary"]
+            if m.get("role") == "tool" and m.get("tool_call_id") in calls:
+                answered[calls[m["tool_call_id"]]] = (m["tool_call_id"], m["content"])
+    return answered
+
+
+def test_info():
+    info = LangGraphAdapter.info
+    assert info.name == "langgraph"
+    assert info.pause_kind == "native"
+    assert info.framework == "langgraph"
+    from adapters import REGISTRY
+
+    assert REGISTRY["langgraph"].version == metadata.version("langgraph")
+    caps = info.capabilities
+    assert caps.deny_reason and caps.approve_note and caps.free_text
+
+
+def test_scripted_all_items_pass(scripted):
+    results, _ = scripted
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == 2, r.item_id
+
+
+def test_scripted_traces_equal_vanilla(scripted, vanilla):
+    results, _ = scripted
+    for r in results:
+        assert normalised(r) == normalised(vanilla[r.item_id]), r.item_id
+
+
+def test_model_receives_decision_as_approval_tool_result(scripted):
+    """On the wire: the request_approval call's tool message is exactly decision.as_text(): the resume
+    value came out of interrupt() in the re-run approval tool, which returned it as its result."""
+    results, requests = scripted
+    answered = _approval_results(requests)
+    for r in results:
+        pause = next(e for e in r.trace if e.type == "suspended")
+        _, content = answered[pause.args["summary"]]
+        assert content == ITEMS[r.item_id].resume_with[0].as_text(), r.item_id
+
+
+def test_eager_sibling_executes_before_the_pause_and_is_not_rerun(eager, vanilla_eager):
+    """scripted-eager: create_agent sends each tool call of the turn to the `tools` node as its own
+    task (Send), in one superstep. book_room's task completes while request_approval's task raises
+    the interrupt, so book_room executes BEFORE the suspension. Its ToolMessage is kept in the
+    checkpoint as a pending write of that superstep; on resume LangGraph re-runs only the
+    interrupted task (request_approval), so book_room is NOT executed again (once in all), and the
+    model sees its earlier BOOKED result — also on denied items, where the final answer then says
+    it did not book although it did. Exact difference from vanilla (which holds the sibling): the
+    approved item's leg-1 book_room moves to leg 0 before `suspended`; a denied item gains a leg-0
+    book_room before `suspended`. Everything else is identical.
+    """
+    results, requests = eager
+    assert len(results) == 12
+    answered = _approval_results(requests)
+    for r in results:
+        assert r.status == "failed", (r.item_id, r.error)  # never errored
+        v = vanilla_eager[r.item_id]
+        assert v.status == "passed"
+        failed = {c.name for c in r.checks if not c.passed}
+        decision = ITEMS[r.item_id].resume_with[0]
+        if decision.approved:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+        else:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
+
+        got = normalised(r)
+        expected = normalised(v)
+        if decision.approved:
+            i = next(k for k, e in enumerate(expected) if e["type"] == "tool_call" and e["tool"] == "book_room")
+            book = {**expected.pop(i), "leg": 0}
+        else:
+            assert not any(e.get("tool") == "book_room" for e in expected)
+            book = next(e for e in got if e.get("tool") == "book_room")
+            assert book["leg"] == 0 and book["result"].startswith("BOOKED")
+        s = next(k for k, e in enumerate(expected) if e["type"] == "suspended")
+        expected.insert(s, book)
+        assert got == expected, r.item_id
+        assert sum(e.get("tool") == "book_room" for e in got) == 1, r.item_id
+        # The decision still reaches the model as request_approval's result.
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert answered[pause.args["summary"]][1] == decision.as_text(), r.item_id
+
+
+# --- resume from the persisted checkpoint, in a new process ------------------------------------------
+
+_RESUME_IN_NEW_PROCESS = """
+import asyncio, json, os, sys
+import arenas
+from adapters.langgraph import LangGraphAdapter
+from arena.tools.box import RemoteToolBox
+from arena.types import Decision, LegContext, ModelConfig
+
+req = json.loads(sys.argv[1])
+spec = arenas.load("human_in_the_loop")
+ctx = LegContext(
+    item=spec.item(req["item"]), instructions=spec.instructions,
+    model=ModelConfig(name=req["profile"], base_url=req["base_url"], api_key="arena-local"),
+    tools=RemoteToolBox(req["endpoint"], spec.tools), workdir=req["workdir"],
+)
+
+async def main():
+    adapter = LangGraphAdapter()
+    try:
+        return await adapter.resume(req["state"], Decision.model_validate(req["decision"]), ctx)
+    finally:
+        await adapter.aclose()
+
+print(json.dumps({"pid": os.getpid(), "result": asyncio.run(main()).model_dump(mode="json")}))
+"""
+
+
+def _start_here_resume_elsewhere(server, item_id: str, profile: str):
+    """Leg 0 in this process; leg 1 in a fresh Python process given only the JSON state."""
+    item = ITEMS[item_id]
+    recorder = TraceRecorder()
+    executor = ToolExecutor(SPEC.tools, SPEC.functions, recorder)
+    model = ModelConfig(name=profile, base_url=server.base_url, api_key="arena-local")
+    with tempfile.TemporaryDirectory(prefix="arena-lg-test-") as workdir:
+        ctx = LegContext(
+            item=item, instructions=SPEC.instructions, model=model, tools=LocalToolBox(executor), workdir=workdir
+        )
+
+        async def first_leg():
+            adapter = LangGraphAdapter()
+            try:
+                return await adapter.start(ctx)
+            finally:
+                await adapter.aclose()
+
+        first = asyncio.run(first_leg())
+        assert first.status == "suspended"
+        state = json.loads(json.dumps(first.state))  # plain JSON: all a new process gets
+        assert set(state) == {"db", "thread_id"}
+        assert Path(state["db"]).is_file() and Path(state["db"]).parent == Path(workdir)
+        pending_writes = asyncio.run(_pending_writes(state))
+        before = len(recorder.events)
+        endpoint = server.register(executor)
+        try:
+            request = {
+                "item": item_id, "profile": profile, "base_url": server.base_url, "endpoint": endpoint,
+                "workdir": workdir, "state": state, "decision": item.resume_with[0].model_dump(mode="json"),
+            }
+            proc = subprocess.run(
+                [sys.executable, "-c", _RESUME_IN_NEW_PROCESS, json.dumps(request)],
+                cwd=ROOT, capture_output=True, text=True, timeout=120,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
+        finally:
+            server.unregister(endpoint)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert out["pid"] != os.getpid()
+        return first, pending_writes, out["result"], recorder.events[:before], recorder.events[before:]
+
+
+async def _pending_writes(state):
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    async with AsyncSqliteSaver.from_conn_string(state["db"]) as saver:
+        saved = await saver.aget_tuple({"configurable": {"thread_id": state["thread_id"]}})
+    assert saved is not None
+    return saved.pending_writes
+
+
+@pytest.mark.parametrize("item_id", ["hitl-02", "hitl-03"])
+def test_resume_in_new_process_from_sqlite_checkpoint(server, item_id):
+    first, pending_writes, result, leg0, leg1 = _start_here_resume_elsewhere(server, item_id, "scripted")
+    assert first.pending.tool == APPROVAL and first.pending.call_id
+    # The checkpoint holds the interrupt, and nothing else from the approval turn.
+    assert [w[1] for w in pending_writes] == ["__interrupt__"]
+    assert [(e.type, e.tool) for e in leg0] == [("tool_call", "search_rooms")]
+    assert result["status"] == "finished"
+    decision = ITEMS[item_id].resume_with[0]
+    books = [e for e in leg1 if e.tool == "book_room"]
+    if decision.approved:
+        assert len(books) == 1 and books[0].result.startswith("BOOKED"), leg1
+        assert result["final_text"].startswith("Done: BOOKED")
+    else:
+        assert books == [] and leg1 == [], leg1
+        assert "denied" in result["final_text"] and decision.text in result["final_text"]
+
+
+def test_eager_checkpoint_keeps_executed_sibling_as_pending_write(server):
+    """The mechanism behind the eager trace: after the interrupt the checkpoint already holds
+    book_room's ToolMessage as a pending write; the new process resumes from it without re-running
+    book_room, so the tool log shows it exactly once, before the pause."""
+    first, pending_writes, result, leg0, leg1 = _start_here_resume_elsewhere(server, "hitl-01", "scripted-eager")
+    assert [(e.type, e.tool) for e in leg0] == [("tool_call", "search_rooms"), ("tool_call", "book_room")]
+    messages = [m for _, channel, value in pending_writes if channel == "messages" for m in value]
+    assert [(m.name, m.content.split(" ")[0]) for m in messages] == [("book_room", "BOOKED")]
+    assert "__interrupt__" in [w[1] for w in pending_writes]
+    assert leg1 == []  # nothing executed on resume
+    assert result["status"] == "finished" and result["final_text"].startswith("Done: BOOKED")
+
+
+# --- offline / telemetry ------------------------------------------------------------------------------
+
+
+def test_no_tiktoken_and_no_langsmith_tracer(run_adapter, monkeypatch):
+    """Nothing on the adapter's path loads a tiktoken encoding (which would download one), and no
+    LangSmith tracer is created even with LANGSMITH_TRACING=true in the environment."""
+    import tiktoken
+    from langchain_core.runnables import RunnableLambda
+    from langchain_core.tracers import langchain as lc_tracers
+    from langsmith import utils as ls_utils
+
+    def no_tiktoken(*args, **kwargs):
+        raise AssertionError("tiktoken encoding requested")
+
+    monkeypatch.setattr(tiktoken, "get_encoding", no_tiktoken)
+    monkeypatch.setattr(tiktoken, "encoding_for_model", no_tiktoken)
+
+    tracers: list[object] = []
+
+    def no_tracer(self, *args, **kwargs):
+        tracers.append(self)
+        raise RuntimeError("LangSmith tracer created")  # langchain_core logs and carries on: nothing sent
+
+    monkeypatch.setattr(lc_tracers.LangChainTracer, "__init__", no_tracer)
+    monkeypatch.setenv("LANGSMITH_TRACING", "true")
+    ls_utils.get_env_var.cache_clear()
+    try:
+        RunnableLambda(lambda x: x).invoke(1)  # control: with the env var set, LangChain wants a tracer
+        assert tracers, "control failed: tracing env var had no effect"
+        tracers.clear()
+        results = run_adapter("langgraph", items=["hitl-01", "hitl-02"])
+    finally:
+        monkeypatch.delenv("LANGSMITH_TRACING")
+        ls_utils.get_env_var.cache_clear()
+    assert [r.status for r in results] == ["passed", "passed"]
+    assert tracers == []

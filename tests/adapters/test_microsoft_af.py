@@ -1,0 +1,206 @@
+"""Microsoft Agent Framework adapter: tool approval (always_require) -> user_input_requests -> AgentSession."""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+
+import pytest
+
+pytest.importorskip("agent_framework")
+pytest.importorskip("agent_framework_openai")
+
+import arenas  # noqa: E402
+from adapters.microsoft_af import REJECTED_RESULT, MicrosoftAFAdapter  # noqa: E402
+from arena.model.policy import text_of  # noqa: E402
+from tests.conftest import normalised  # noqa: E402
+
+APPROVAL = "request_approval"
+ITEMS = {i.id: i for i in arenas.load("human_in_the_loop").items}
+# What the scripted model writes after reading the framework's fixed rejection text as the approval
+# result: `_reason()` finds no "rejected: <reason>" in it, so it quotes the whole text.
+REJECTED_AS_REASON = REJECTED_RESULT.strip().rstrip(".")
+
+
+def _wire_slice(server, run):
+    before = len(server.chat.requests)
+    results = run()
+    return results, server.chat.requests[before:]
+
+
+@pytest.fixture(scope="module")
+def scripted(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("microsoft_af"))
+
+
+@pytest.fixture(scope="module")
+def eager(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("microsoft_af", profile="scripted-eager"))
+
+
+@pytest.fixture(scope="module")
+def vanilla(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla")}
+
+
+@pytest.fixture(scope="module")
+def vanilla_eager(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
+
+
+def _tool_results_by_item(requests) -> dict[str, dict[str, list[str]]]:
+    """item input -> tool name -> every distinct tool result the model was sent for that tool."""
+    seen: dict[str, dict[str, list[str]]] = {}
+    for body in requests:
+        messages = body["messages"]
+        user = next(text_of(m.get("content")) for m in messages if m.get("role") == "user")
+        names = {tc["id"]: tc["function"]["name"] for m in messages for tc in m.get("tool_calls") or []}
+        per_tool = seen.setdefault(user, {})
+        for m in messages:
+            if m.get("role") == "tool" and m.get("tool_call_id") in names:
+                results = per_tool.setdefault(names[m["tool_call_id"]], [])
+                if text_of(m.get("content")) not in results:
+                    results.append(text_of(m.get("content")))
+    return seen
+
+
+def _expected_deny_trace(vanilla_trace: list[dict], item_id: str) -> list[dict]:
+    """Vanilla's trace with the final text the model writes when the reason never reached it."""
+    reason = ITEMS[item_id].resume_with[0].text
+    expected = [dict(e) for e in vanilla_trace]
+    final = expected[-1]
+    assert final["type"] == "final" and f"({reason})" in final["text"]
+    final["text"] = final["text"].replace(f"({reason})", f"({REJECTED_AS_REASON})")
+    return expected
+
+
+def test_info():
+    info = MicrosoftAFAdapter.info
+    assert info.name == "microsoft_af"
+    assert info.pause_kind == "native"
+    assert info.framework == "agent-framework-core"
+    from adapters import REGISTRY
+
+    assert REGISTRY["microsoft_af"].version == metadata.version("agent-framework-core")
+    caps = info.capabilities
+    assert caps.deny_reason is False  # the approval response is a bool; the rejection text is fixed
+    assert caps.approve_note and caps.free_text and REJECTED_RESULT in caps.notes
+
+
+def test_rejection_text_is_the_installed_frameworks():
+    """The pinned rejection text is the one this release writes (guards a silent upstream change)."""
+    import inspect
+
+    from agent_framework import _tools
+
+    assert f'result="{REJECTED_RESULT}"' in inspect.getsource(_tools._replace_approval_contents_with_results)
+
+
+def test_scripted_all_items_pass(scripted):
+    results, _ = scripted
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == 2, r.item_id
+
+
+def test_scripted_traces_vs_vanilla(scripted, vanilla):
+    """Approved items: identical to vanilla. Denied items: identical except the final text.
+
+    The framework answers a rejected approval with its own fixed tool result
+    ("Error: Tool call invocation was rejected by user.") and has no field for a reason, so the
+    model's final answer quotes that text where vanilla's quotes the human's reason.
+    """
+    results, _ = scripted
+    for r in results:
+        expected = normalised(vanilla[r.item_id])
+        if not ITEMS[r.item_id].resume_with[0].approved:
+            expected = _expected_deny_trace(expected, r.item_id)
+        assert normalised(r) == expected, r.item_id
+
+
+def test_model_receives_decision_through_the_framework(scripted):
+    """On the wire, the request_approval call's tool message is:
+    approve -> decision.as_text() (the framework ran the adapter-owned approval body);
+    deny -> the framework's fixed rejection text, and the deny reason is sent nowhere."""
+    results, requests = scripted
+    seen = _tool_results_by_item(requests)
+    for r in results:
+        item = ITEMS[r.item_id]
+        decision = item.resume_with[0]
+        results_for_approval = seen[item.input][APPROVAL]
+        if decision.approved:
+            assert results_for_approval == [decision.as_text()], r.item_id
+        else:
+            assert results_for_approval == [REJECTED_RESULT], r.item_id
+            bodies = [json.dumps(b) for b in requests if item.input in json.dumps(b)]
+            assert bodies and not any(decision.text in b for b in bodies), r.item_id
+    # A note on approve does reach the model (hitl-03 carries one).
+    assert "APPROVED: go ahead, and ask facilities for a projector" in seen[ITEMS["hitl-03"].input][APPROVAL]
+
+
+def test_eager_sibling_held_then_run_whatever_the_decision(eager, vanilla_eager):
+    """scripted-eager: the framework holds the sibling book_room during the pause (it is stored in the
+    session as an "already approved" request of the approval batch) and runs it when the batch
+    resumes, even when the approval was REJECTED. So: nothing runs before the suspension; approved
+    items equal vanilla; denied items execute book_room in leg 1 (tool_not_used fails on every denied
+    item) and the final text carries the fixed rejection text as in the scripted profile.
+    """
+    results, requests = eager
+    assert len(results) == 12
+    seen = _tool_results_by_item(requests)
+    for r in results:
+        assert r.status != "errored", (r.item_id, r.error)
+        item = ITEMS[r.item_id]
+        decision = item.resume_with[0]
+        v = vanilla_eager[r.item_id]
+        assert v.status == "passed"
+        failed = {c.name for c in r.checks if not c.passed}
+        got = normalised(r)
+        expected = normalised(v)
+        if decision.approved:
+            assert r.status == "passed" and not failed, (r.item_id, failed)
+            assert got == expected, r.item_id
+        else:
+            assert r.status == "failed" and failed == {"tool_not_used"}, (r.item_id, failed)
+            expected = _expected_deny_trace(expected, r.item_id)
+            book = next(e for e in got if e["type"] == "tool_call" and e["tool"] == "book_room")
+            assert book["leg"] == 1 and book["args"] == {"room_id": item.metadata["expected_room"]}
+            assert book["result"].startswith("BOOKED")
+            expected.insert(len(expected) - 1, book)  # right after `resumed`, before the final answer
+            assert got == expected, r.item_id
+            # The model is told both: the approval was rejected, and the room was booked anyway.
+            assert seen[item.input][APPROVAL] == [REJECTED_RESULT]
+            assert seen[item.input]["book_room"] == [book["result"]]
+        assert sum(e.get("tool") == "book_room" for e in got) == 1, r.item_id
+
+
+class _ResumeInFreshAdapter(MicrosoftAFAdapter):
+    """Resumes each leg in a brand-new adapter (new Agent, new client) from the state as JSON text."""
+
+    async def resume(self, state, decision, ctx):
+        text = json.dumps(state)  # AgentSession.to_dict() + Content.to_dict(): plain JSON
+        fresh = MicrosoftAFAdapter()
+        try:
+            return await fresh.resume(json.loads(text), decision, ctx)
+        finally:
+            await fresh.aclose()
+
+
+def test_resume_from_serialised_session_in_fresh_adapter(run_adapter, vanilla):
+    ids = ["hitl-01", "hitl-02", "hitl-03"]
+    results = run_adapter(_ResumeInFreshAdapter, items=ids)
+    assert [r.status for r in results] == ["passed"] * 3
+    for r in results:
+        expected = normalised(vanilla[r.item_id])
+        if not ITEMS[r.item_id].resume_with[0].approved:
+            expected = _expected_deny_trace(expected, r.item_id)
+        assert normalised(r) == expected, r.item_id
+
+
+def test_instrumentation_is_off(scripted):
+    from agent_framework.observability import OBSERVABILITY_SETTINGS
+
+    assert not OBSERVABILITY_SETTINGS.ENABLED
+    assert not OBSERVABILITY_SETTINGS.enable_sensitive_data

@@ -1,0 +1,154 @@
+"""The OpenAI Agents SDK adapter: native tool approval (needs_approval -> interruptions -> RunState)."""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+
+import pytest
+
+pytest.importorskip("agents")
+
+from adapters.openai_agents import OpenAIAgentsAdapter  # noqa: E402
+from tests.conftest import normalised  # noqa: E402
+
+APPROVAL = "request_approval"
+
+
+def _wire_slice(server, run):
+    before = len(server.chat.requests)
+    results = run()
+    return results, server.chat.requests[before:]
+
+
+@pytest.fixture(scope="module")
+def scripted(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("openai_agents"))
+
+
+@pytest.fixture(scope="module")
+def eager(run_adapter):
+    return run_adapter("openai_agents", profile="scripted-eager")
+
+
+@pytest.fixture(scope="module")
+def vanilla(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla")}
+
+
+@pytest.fixture(scope="module")
+def vanilla_eager(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
+
+
+def test_info():
+    info = OpenAIAgentsAdapter.info
+    assert info.name == "openai_agents"
+    assert info.pause_kind == "native"
+    assert info.framework == "openai-agents"
+    from adapters import REGISTRY
+
+    assert REGISTRY["openai_agents"].version == metadata.version("openai-agents")
+    assert info.capabilities.deny_reason and info.capabilities.approve_note
+
+
+def test_scripted_all_items_pass(scripted):
+    results, _ = scripted
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == 2, r.item_id
+
+
+def test_scripted_traces_equal_vanilla(scripted, vanilla):
+    results, _ = scripted
+    for r in results:
+        assert normalised(r) == normalised(vanilla[r.item_id]), r.item_id
+
+
+def test_model_receives_decision_as_approval_tool_result(scripted):
+    """On the wire: the request_approval call's tool message is exactly decision.as_text().
+
+    Approve: the SDK ran the adapter-owned tool body after RunState.approve(); deny: the SDK sent
+    RunState.reject(rejection_message=...) verbatim.
+    """
+    results, requests = scripted
+    answered: dict[str, str] = {}  # approval summary -> the tool result the model saw
+    for body in requests:
+        calls = {}
+        for m in body["messages"]:
+            for tc in m.get("tool_calls") or []:
+                if tc["function"]["name"] == APPROVAL:
+                    calls[tc["id"]] = json.loads(tc["function"]["arguments"])["summary"]
+            if m.get("role") == "tool" and m.get("tool_call_id") in calls:
+                answered[calls[m["tool_call_id"]]] = m["content"]
+    import arenas
+
+    items = {i.id: i for i in arenas.load("human_in_the_loop").items}
+    for r in results:
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert answered[pause.args["summary"]] == items[r.item_id].resume_with[0].as_text(), r.item_id
+
+
+def test_eager_sibling_executes_before_the_pause(eager, vanilla_eager):
+    """scripted-eager: the SDK runs book_room (no needs_approval) in the same turn as it interrupts
+    on request_approval, so book_room executes BEFORE the suspension. The pause itself is real and
+    the result is kept: on approve the SDK does not run book_room again (the model sees its earlier
+    BOOKED result and finishes); on deny it has already run. Exact difference from vanilla (which
+    holds the sibling): the approved item's leg-1 book_room moves to leg 0 before `suspended`; a
+    denied item gains a leg-0 book_room before `suspended`. Everything else is identical.
+    """
+    assert len(eager) == 12
+    for r in eager:
+        assert r.status == "failed", (r.item_id, r.error)  # never errored
+        v = vanilla_eager[r.item_id]
+        assert v.status == "passed"
+        failed = {c.name for c in r.checks if not c.passed}
+        approved = r.trace[[e.type for e in r.trace].index("resumed")].decision.approved
+        if approved:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+        else:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
+
+        got = normalised(r)
+        expected = normalised(v)
+        if approved:
+            i = next(k for k, e in enumerate(expected) if e["type"] == "tool_call" and e["tool"] == "book_room")
+            book = {**expected.pop(i), "leg": 0}
+        else:
+            assert not any(e.get("tool") == "book_room" for e in expected)
+            book = next(e for e in got if e.get("tool") == "book_room")
+            assert book["leg"] == 0 and book["result"].startswith("BOOKED")
+        s = next(k for k, e in enumerate(expected) if e["type"] == "suspended")
+        expected.insert(s, book)
+        assert got == expected, r.item_id
+        assert sum(e.get("tool") == "book_room" for e in got) == 1
+
+
+class _ResumeInFreshAdapter(OpenAIAgentsAdapter):
+    """Resumes each leg in a brand-new adapter (new Agent, new client) from the serialised RunState."""
+
+    async def resume(self, state, decision, ctx):
+        assert isinstance(state, str)
+        assert json.loads(state)  # RunState.to_string(): plain JSON
+        fresh = OpenAIAgentsAdapter()
+        try:
+            return await fresh.resume(state, decision, ctx)
+        finally:
+            await fresh.aclose()
+
+
+def test_resume_from_serialised_state_in_fresh_adapter(run_adapter, vanilla):
+    results = run_adapter(_ResumeInFreshAdapter, items=["hitl-01", "hitl-02", "hitl-03"])
+    assert [r.status for r in results] == ["passed"] * 3
+    for r in results:
+        assert normalised(r) == normalised(vanilla[r.item_id]), r.item_id
+
+
+def test_tracing_exports_nothing(scripted, eager):
+    from agents.tracing import processors
+
+    proc = processors._global_processor
+    # The default exporter's worker thread starts on the first queued trace/span; it never did.
+    assert proc is None or proc._worker_thread is None

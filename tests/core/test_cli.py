@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FRAMEWORKS = ("langgraph", "langchain", "agents", "pydantic_ai", "google.adk", "litellm", "agent_framework",
+              "smolagents", "crewai", "openai")
+
+
+def arena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["run", "nope"], "unknown arena 'nope'; choose from human_in_the_loop"),
+        (["run", "human_in_the_loop", "--adapter", "nope"], "unknown adapter 'nope'; choose from vanilla"),
+        (["run", "human_in_the_loop", "--model", "gpt-4"], "unknown model 'gpt-4'; choose from scripted, scripted-eager"),
+        (["run", "human_in_the_loop", "--item", "zz"], "unknown item 'zz'"),
+        (["run", "human_in_the_loop", "--bogus"], "No such option: --bogus"),
+        (["run"], "Missing argument 'ARENA'"),
+        (["run", "human_in_the_loop", "--adapter", "no.such.module:Cls"], "cannot import 'no.such.module'"),
+        (["run", "human_in_the_loop", "--adapter", "json:loads"], "does not implement ResumableRunner"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_no_traceback(args, expected, tmp_path):
+    r = arena(*args, "--out", str(tmp_path))
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arena: error: ") and expected in lines[0], r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_real_model_without_a_key_is_a_clear_error(monkeypatch, tmp_path):
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("OPENAI_API_KEY", "ARENA_API_KEY")}
+    r = subprocess.run([sys.executable, "-m", "arena", "run", "human_in_the_loop", "--model", "openai/gpt-x"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 2 and "needs an API key" in r.stderr
+
+
+@pytest.mark.parametrize("args", [["--help"], ["list"]])
+def test_help_and_list_import_no_agent_framework(args):
+    probe = (
+        "import sys; sys.argv=['arena', *%r]\n"
+        "from arena.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('LOADED=' + ','.join(sorted(m for m in sys.modules if m.split('.')[0] in %r or m.startswith('google.adk'))))"
+    ) % (args, FRAMEWORKS)
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    loaded = r.stdout.strip().splitlines()[-1]
+    assert loaded == "LOADED=", loaded
+
+
+def test_list_shows_arenas_and_adapters_with_versions():
+    r = arena("list")
+    assert r.returncode == 0
+    assert "human_in_the_loop" in r.stdout and "vanilla" in r.stdout
+    from importlib.metadata import version
+
+    assert version("openai") in r.stdout
+
+
+def test_run_vanilla_json_and_run_directory(tmp_path):
+    r = arena("run", "human_in_the_loop", "--adapter", "vanilla", "--json", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    (line,) = r.stdout.strip().splitlines()
+    summary = json.loads(line)
+    assert summary["items"] == 12 and summary["passed"] == 12 and summary["errors"] == 0
+    assert summary["pause_kind"] == "emulated" and summary["model"] == "scripted"
+    assert all(t["passed"] == t["total"] for t in summary["checks"].values())
+    assert set(summary["checks"]) == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume",
+                                      "tool_not_used", "acknowledged"}
+    for key in ("arena", "adapter", "framework_version", "pause_mechanism", "run_dir"):
+        assert summary[key]
+    run_dir = Path(summary["run_dir"])
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "complete" and meta["framework_version"] == summary["framework_version"]
+    assert meta["started_at"] and meta["ended_at"] and "git_commit" in meta
+    assert len((run_dir / "results.jsonl").read_text().splitlines()) == 12
+    trace = [json.loads(l) for l in (run_dir / "traces" / "hitl-01.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in trace] == ["tool_call", "suspended", "resumed", "tool_call", "final"]
+    assert "arena-local" not in (run_dir / "meta.json").read_text()
+
+
+def test_run_single_item_with_eager_model_and_table_output(tmp_path):
+    r = arena("run", "human_in_the_loop", "-a", "vanilla", "--item", "hitl-02", "--model", "scripted-eager",
+              "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "vanilla" in r.stdout and "1/1" in r.stdout
+
+
+def test_user_adapter_by_module_path(tmp_path):
+    r = arena("run", "human_in_the_loop", "-a", "tests.fakes:BooksFirst", "--item", "hitl-01", "--json",
+              "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["adapter"] == "books_first" and summary["passed"] == 0 and summary["failed"] == 1

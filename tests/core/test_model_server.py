@@ -1,0 +1,117 @@
+"""The scripted model over the real wire: the official openai client, streaming and not."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import openai
+import pytest
+
+from arena.model.policy import classify_decision, next_turn
+
+TOOLS = [
+    {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+    for n in ("search_rooms", "request_approval", "book_room")
+]
+TASK = {"role": "user", "content": "Book a meeting room for 8 people on Tuesday."}
+
+
+@pytest.fixture
+def client(server):
+    return openai.OpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+
+
+def _after_search(profile_calls_id="c1"):
+    return [
+        TASK,
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "search_rooms", "arguments": '{"capacity": 8, "day": "Tuesday"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"day": "Tuesday", "rooms": [{"room_id": "R202", "name": "Birch", "capacity": 10}]})},
+    ]
+
+
+def test_non_streaming_first_turn_searches(client):
+    r = client.chat.completions.create(model="scripted", messages=[TASK], tools=TOOLS)
+    assert r.object == "chat.completion" and r.choices[0].finish_reason == "tool_calls"
+    (call,) = r.choices[0].message.tool_calls
+    assert call.function.name == "search_rooms"
+    assert json.loads(call.function.arguments) == {"capacity": 8, "day": "Tuesday"}
+    assert r.usage.prompt_tokens > 0
+
+
+def test_eager_profile_emits_parallel_tool_calls_in_one_turn(client):
+    r = client.chat.completions.create(model="scripted-eager", messages=_after_search(), tools=TOOLS)
+    calls = r.choices[0].message.tool_calls
+    assert [c.function.name for c in calls] == ["request_approval", "book_room"]
+    assert len({c.id for c in calls}) == 2
+    plain = client.chat.completions.create(model="scripted", messages=_after_search(), tools=TOOLS)
+    assert [c.function.name for c in plain.choices[0].message.tool_calls] == ["request_approval"]
+
+
+def test_streaming_reassembles_the_same_parallel_calls(client):
+    stream = client.chat.completions.create(
+        model="scripted-eager", messages=_after_search(), tools=TOOLS, stream=True, stream_options={"include_usage": True}
+    )
+    calls: dict[int, dict] = {}
+    finish, usage = None, None
+    for chunk in stream:
+        if chunk.usage:
+            usage = chunk.usage
+        for choice in chunk.choices:
+            finish = choice.finish_reason or finish
+            for tc in choice.delta.tool_calls or []:
+                slot = calls.setdefault(tc.index, {"name": "", "arguments": "", "id": None})
+                slot["id"] = tc.id or slot["id"]
+                slot["name"] += (tc.function.name or "") if tc.function else ""
+                slot["arguments"] += (tc.function.arguments or "") if tc.function else ""
+    assert finish == "tool_calls" and usage is not None
+    assert [c["name"] for c in calls.values()] == ["request_approval", "book_room"]
+    assert json.loads(calls[1]["arguments"]) == {"room_id": "R202"}
+
+
+def test_streaming_text_answer(client):
+    messages = _after_search() + [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "request_approval", "arguments": '{"summary": "s"}'}}]},
+        {"role": "tool", "tool_call_id": "c2", "content": "DENIED: budget freeze"},
+    ]
+    stream = client.chat.completions.create(model="scripted", messages=messages, tools=TOOLS, stream=True)
+    text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+    assert text == "Understood: the booking was denied (budget freeze). I have not booked room R202."
+
+
+def test_unknown_model_and_bad_body_are_openai_style_errors(client, server):
+    with pytest.raises(openai.NotFoundError, match="unknown model"):
+        client.chat.completions.create(model="gpt-9", messages=[TASK])
+    r = httpx.post(server.base_url + "/chat/completions", content=b"not json")
+    assert r.status_code == 400 and "error" in r.json()
+
+
+def test_final_answer_becomes_a_tool_call_when_the_client_requires_one(client):
+    messages = [{"role": "user", "content": "hello"}]
+    tools = TOOLS + [{"type": "function", "function": {"name": "final_answer", "parameters": {"type": "object"}}}]
+    r = client.chat.completions.create(model="scripted", messages=messages, tools=tools, tool_choice="required")
+    (call,) = r.choices[0].message.tool_calls
+    assert call.function.name == "final_answer"
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [("APPROVED", "approve"), ("APPROVED: no projector needed", "approve"), ("yes", "approve"),
+     ("DENIED: budget", "deny"), ("NOT APPROVED: executed", "deny"), ("Tool call rejected by user", "deny"),
+     ("no", "deny"), ("maybe later", "unclear")],
+)
+def test_decision_classification(text, kind):
+    assert classify_decision(text) == kind
+
+
+def test_policy_reads_content_parts_and_pairs_results_without_ids():
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "Book a meeting room for 8 people on Tuesday."}]},
+        {"role": "assistant", "tool_calls": [{"function": {"name": "search_rooms", "arguments": "{}"}}]},
+        {"role": "tool", "content": json.dumps({"rooms": [{"room_id": "R9", "name": "N", "capacity": 9}]})},
+    ]
+    turn = next_turn(messages)
+    assert [c.name for c in turn.tool_calls] == ["request_approval"]
+    assert "R9" in turn.tool_calls[0].args["summary"]
