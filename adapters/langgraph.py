@@ -114,7 +114,9 @@ def _build_agent(ctx: LegContext, checkpointer: Any, http: Any) -> Any:
         max_retries=0,
         http_async_client=http,
     )
-    tools = [_approval_tool(spec) if spec.kind is ToolKind.approval else _harness_tool(spec, ctx) for spec in ctx.tools.specs]
+    tools = [
+        _approval_tool(spec) if spec.kind is ToolKind.approval else _harness_tool(spec, ctx) for spec in ctx.tools.specs
+    ]
     return create_agent(model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer)
 
 
