@@ -53,8 +53,9 @@ class PydanticAIAdapter:
         name="pydantic_ai",
         framework="pydantic-ai-slim",
         pause_mechanism=(
-            "deferred tool: request_approval raises CallDeferred(kind='question'), the run ends with DeferredToolRequests "
-            "(output_type=[str, DeferredToolRequests]); resume with agent.run(message_history=..., "
+            "deferred tool: request_approval raises CallDeferred(kind='question'), the run ends with "
+            "DeferredToolRequests (output_type=[str, DeferredToolRequests]); resume with "
+            "agent.run(message_history=..., "
             "deferred_tool_results=DeferredToolResults(calls={tool_call_id: decision text}))"
         ),
         pause_kind="native",
