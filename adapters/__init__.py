@@ -16,10 +16,23 @@ class AdapterEntry:
     target: str  # "module:Class"
     framework: str  # the distribution whose version is reported
     requires: tuple[str, ...] = ()  # distributions that must be installed besides `framework`
-    environment: str = "shared"
+    environment: str = "shared"  # or "isolated": runs in a worker in its own environment
+
+    @property
+    def isolated(self) -> bool:
+        return self.environment == "isolated"
+
+    @property
+    def env_name(self) -> str:
+        return self.name.split("_")[0] if self.isolated else ""
 
     @property
     def version(self) -> str | None:
+        """Installed version; for an isolated adapter, the version its committed requirements pin."""
+        if self.isolated:
+            from arena.worker import envs
+
+            return envs.pinned_version(self.env_name, self.framework)
         try:
             return metadata.version(self.framework)
         except metadata.PackageNotFoundError:
@@ -30,6 +43,10 @@ class AdapterEntry:
         """Framework distributions installed and the adapter module present (nothing is imported)."""
         if importlib.util.find_spec(self.target.partition(":")[0]) is None:
             return False
+        if self.isolated:  # built on first use
+            from arena.worker import envs
+
+            return envs.requirements_file(self.env_name).exists()
         for dist in (self.framework, *self.requires):
             try:
                 metadata.version(dist)

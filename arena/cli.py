@@ -97,8 +97,8 @@ def run_cmd(
 ) -> None:
     """Run ARENA on one or more adapters; write a run directory per adapter and print the results."""
     import arenas
-    from adapters import AdapterEntry
     from arena.model.resolve import ModelError, resolve_model
+    from arena.worker.envs import EnvError
     from arena.results import RunSummary
     from arena.rundir import RunDir
     from arena.runner import run_items
@@ -125,12 +125,16 @@ def run_cmd(
         _fail("no adapter is installed here; see `arena list`")
 
     summaries: list[RunSummary] = []
+    failed_setup: list[str] = []
     with HarnessServer() as server:
         model_config = resolve_model(model, base_url, server.base_url)
         for name, target in selected:
-            cls = target.load() if isinstance(target, AdapterEntry) else target
-            info = cls.info
-            version = _dist_version(info.framework)
+            try:
+                info, version, factory = _prepare(target, server)
+            except EnvError as exc:
+                err.print(f"[red]{name}: {exc}[/red]")
+                failed_setup.append(name)
+                continue
             if info.pause_kind == "unsupported":
                 err.print(f"[yellow]{name}: {info.framework} has no pause primitive (pause kind unsupported); "
                           "items still run to show what happens without a pause[/yellow]")
@@ -143,7 +147,7 @@ def run_cmd(
                 def on_result(result, _rd=run_dir, _adv=advance):
                     _rd.add(result)
                     _adv(result)
-                results = run_items(cls, spec, items, model_config, timeout, on_result)
+                results = run_items(factory, spec, items, model_config, timeout, on_result)
             summary = RunSummary.tally(
                 results, arena=arena_name, adapter=name, framework=info.framework, framework_version=version,
                 pause_mechanism=info.pause_mechanism, pause_kind=info.pause_kind, model=model, run_dir=str(run_dir.path),
@@ -154,6 +158,25 @@ def run_cmd(
                 print(summary.model_dump_json(), flush=True)
     if not json_out:
         _print_table(summaries)
+    if failed_setup:
+        raise typer.Exit(1)
+
+
+def _prepare(target, server):
+    """(info, framework version, adapter factory); an isolated adapter's environment is built here."""
+    from functools import partial
+
+    from adapters import AdapterEntry
+    from arena.worker import envs
+    from arena.worker.client import WorkerAdapter
+
+    cls = target.load() if isinstance(target, AdapterEntry) else target
+    info = cls.info
+    if isinstance(target, AdapterEntry) and target.isolated:
+        python = envs.ensure_env(target.env_name, say=lambda msg: err.print(f"[cyan]{msg}[/cyan]"))
+        version = envs.installed_version(target.env_name, info.framework)
+        return info, version, partial(WorkerAdapter, target.target, info, str(python), server)
+    return info, _dist_version(info.framework), cls
 
 
 def _dist_version(dist: str) -> str | None:

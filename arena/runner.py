@@ -41,13 +41,15 @@ async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecord
     resumes = 0
     while True:
         if result.status == "finished":
-            recorder.record("final", text=result.final_text or "")
+            recorder.record("final", text=result.final_text or "", pid=result.pid)
             return None
         if result.status == "errored":
-            recorder.record("error", text=result.error or "adapter reported an error")
+            recorder.record("error", text=result.error or "adapter reported an error", pid=result.pid)
             return result.error or "adapter reported an error"
         pending = result.pending
-        recorder.record("suspended", tool=pending.tool if pending else None, args=pending.args if pending else None)
+        recorder.record(
+            "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=result.pid
+        )
         if resumes >= MAX_RESUMES:
             message = f"still suspended after MAX_RESUMES={MAX_RESUMES} resumes"
             recorder.record("error", text=message)
@@ -91,7 +93,7 @@ def run_item(
                 item=item, instructions=arena.instructions, model=model, tools=LocalToolBox(executor), workdir=workdir
             )
             try:
-                adapter = adapter_factory()
+                adapter = outcome["adapter"] = adapter_factory()
                 outcome["error"] = asyncio.run(_run_and_close(adapter, ctx, recorder))
             except BaseException as exc:  # an adapter's crash is that item's error, never the run's
                 message = _describe(exc)
@@ -107,6 +109,10 @@ def run_item(
         recorder.record("error", text=message)
         outcome["error"] = message
     trace = recorder.events
+    if thread.is_alive():
+        terminate = getattr(outcome.get("adapter"), "terminate", None)
+        if terminate is not None:  # a worker process can be reclaimed; a thread cannot
+            terminate()
     checks = run_checks(item, trace, arena)
     error = outcome.get("error")
     status = "errored" if error else ("passed" if all(c.passed for c in checks) else "failed")

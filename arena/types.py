@@ -99,6 +99,7 @@ class LegResult(BaseModel):
     final_text: str | None = None
     error: str | None = None
     state: Any = Field(default=None, exclude=True)
+    pid: int | None = None  # the process that ran the leg, when not the harness's own
 
     @classmethod
     def suspended(cls, pending: PendingRequest, state: Any) -> LegResult:

@@ -77,3 +77,31 @@ class AlwaysSuspends:
 class Raises(VanillaAdapter):
     async def resume(self, state, decision, ctx):
         raise RuntimeError("adapter blew up\nsecond line")
+
+
+class DiesOnOneItem(VanillaAdapter):
+    """Correct except on hitl-02, where its process is killed in the middle of the first leg."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        if ctx.item.id == "hitl-02":
+            import os
+            import signal
+
+            await ctx.tools.acall("search_rooms", {"capacity": 8, "day": "Tuesday"})
+            os.kill(os.getpid(), signal.SIGKILL)
+        return await super().start(ctx)
+
+
+class HangsWithAChild(VanillaAdapter):
+    """Starts a long-lived child process on hitl-03, then hangs: both must be reclaimed."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        if ctx.item.id == "hitl-03":
+            import subprocess
+            from pathlib import Path
+
+            child = subprocess.Popen(["sleep", "600"])
+            Path(ctx.workdir, "child.pid").write_text(str(child.pid))
+            while True:
+                time.sleep(0.05)
+        return await super().start(ctx)

@@ -58,14 +58,14 @@ def parse_args(raw: str | dict[str, Any] | None) -> dict[str, Any]:
 
 class LocalToolBox:
     def __init__(self, executor: ToolExecutor):
-        self._executor = executor
+        self.executor = executor
         self.specs = executor.specs
 
     def call(self, name: str, args: dict[str, Any]) -> str:
-        return self._executor.execute(name, args)
+        return self.executor.execute(name, args)
 
     async def acall(self, name: str, args: dict[str, Any]) -> str:
-        return self._executor.execute(name, args)
+        return self.executor.execute(name, args)
 
 
 class RemoteToolBox:

@@ -1,0 +1,78 @@
+"""The worker process: `python -m arena.worker`, in whichever environment holds the framework."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import uuid
+from typing import Any
+
+
+def _json_or_none(value: Any) -> tuple[Any, bool]:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return None, False
+    return value, True
+
+
+def main() -> None:
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # anything else printed to stdout goes to stderr
+
+    from adapters import load_target
+    from arena.tools.box import RemoteToolBox
+    from arena.types import LegContext
+    from arena.worker.protocol import Reply, Request
+
+    loop = asyncio.new_event_loop()
+    adapter = None
+    states: dict[str, Any] = {}
+
+    def context(req: Request) -> LegContext:
+        wire = req.ctx
+        assert wire is not None, "request without ctx"
+        return LegContext(
+            item=wire.item,
+            instructions=wire.instructions,
+            model=wire.model,
+            tools=RemoteToolBox(wire.tool_endpoint, wire.tool_specs),
+            workdir=wire.workdir,
+        )
+
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = Request.model_validate_json(line)
+            if req.op == "close":
+                if adapter is not None and hasattr(adapter, "aclose"):
+                    loop.run_until_complete(adapter.aclose())
+                replies.write(Reply(ok=True, pid=os.getpid()).model_dump_json() + "\n")
+                break
+            if adapter is None:
+                adapter = load_target(req.adapter or "")()
+            ctx = context(req)
+            if req.op == "start":
+                result = loop.run_until_complete(adapter.start(ctx))
+            else:
+                state = states.pop(req.handle) if req.handle in states else req.state
+                assert req.decision is not None, "resume without a decision"
+                result = loop.run_until_complete(adapter.resume(state, req.decision, ctx))
+            handle = None
+            state, is_json = _json_or_none(result.state)
+            if result.status == "suspended":
+                handle = uuid.uuid4().hex
+                states[handle] = result.state
+            reply = Reply(ok=True, result=result, handle=handle, state=state, state_is_json=is_json, pid=os.getpid())
+        except Exception as exc:  # the harness turns this into the item's error
+            lines = str(exc).strip().splitlines()
+            reply = Reply(ok=False, error=f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": "), pid=os.getpid())
+        replies.write(reply.model_dump_json() + "\n")
+    replies.close()
+
+
+if __name__ == "__main__":
+    main()

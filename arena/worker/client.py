@@ -1,0 +1,182 @@
+"""The harness side of a worker: a `ResumableRunner` that forwards each leg to a subprocess.
+
+The worker's tool calls come back over the harness's loopback endpoint into the item's own
+executor, so they are logged exactly as in-process calls. A worker that crashes or stops replying
+becomes that item's error; `terminate()` kills its whole process group from any thread, which is
+how the runner's timeout reclaims a hung worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.types import AdapterInfo, Decision, LegContext, LegResult
+from arena.worker.protocol import Reply, Request, WireContext
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+QUIET_ENV = {
+    # telemetry and hub look-ups off in every worker, whatever the framework
+    "OTEL_SDK_DISABLED": "true",
+    "CREWAI_DISABLE_TELEMETRY": "true",
+    "CREWAI_TRACING_ENABLED": "false",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "HF_HUB_OFFLINE": "1",
+    "LANGSMITH_TRACING": "false",
+    "PYTHONUNBUFFERED": "1",
+}
+
+
+class WorkerError(RuntimeError):
+    pass
+
+
+@dataclass
+class WorkerState:
+    """What the harness keeps of a suspended leg: a handle into the worker, and the JSON state if any."""
+
+    handle: str | None
+    value: Any
+    is_json: bool
+    pid: int | None
+
+
+class WorkerAdapter:
+    def __init__(
+        self,
+        target: str,
+        info: AdapterInfo,
+        python: str,
+        register: Any,  # HarnessServer.register / unregister pair owner
+        restart_between_legs: bool = False,
+        extra_env: dict[str, str] | None = None,
+    ):
+        self.info = info
+        self.target = target
+        self.python = python
+        self.server = register
+        self.restart_between_legs = restart_between_legs
+        self.extra_env = extra_env or {}
+        self.pids: list[int] = []
+        self._proc: asyncio.subprocess.Process | None = None
+        self._endpoint: str | None = None
+        self._stderr: Any = None
+
+    async def _spawn(self, workdir: str) -> asyncio.subprocess.Process:
+        env = {**os.environ, **QUIET_ENV, **self.extra_env}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+        env.setdefault("XDG_DATA_HOME", os.path.join(workdir, "xdg-data"))
+        self._stderr = tempfile.TemporaryFile(mode="w+b")
+        proc = await asyncio.create_subprocess_exec(
+            self.python, "-m", "arena.worker",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=self._stderr,
+            env=env, cwd=workdir, start_new_session=True, limit=1 << 26,
+        )
+        self.pids.append(proc.pid)
+        return proc
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0)
+        lines = [l for l in self._stderr.read().decode(errors="replace").splitlines() if l.strip()]
+        return lines[-1].strip()[:300] if lines else ""
+
+    async def _call(self, req: Request, workdir: str) -> Reply:
+        if self._proc is None:
+            self._proc = await self._spawn(workdir)
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write((req.model_dump_json() + "\n").encode())
+            await proc.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # reported below from the exit code
+        line = await proc.stdout.readline()
+        if not line:
+            code = await proc.wait()
+            tail = self._stderr_tail()
+            raise WorkerError(f"worker exited with code {code} mid-leg" + (f": {tail}" if tail else ""))
+        reply = Reply.model_validate_json(line)
+        if not reply.ok:
+            raise WorkerError(reply.error or "worker reported an error")
+        return reply
+
+    def _wire(self, ctx: LegContext) -> WireContext:
+        if self._endpoint is None:
+            self._endpoint = self.server.register(ctx.tools.executor)
+        return WireContext(
+            item=ctx.item, instructions=ctx.instructions, model=ctx.model,
+            tool_endpoint=self._endpoint, tool_specs=ctx.tools.specs, workdir=ctx.workdir,
+        )
+
+    def _result(self, reply: Reply) -> LegResult:
+        result = reply.result
+        assert result is not None
+        result.pid = reply.pid
+        if result.status == "suspended":
+            result.state = WorkerState(reply.handle, reply.state, reply.state_is_json, reply.pid)
+        return result
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        reply = await self._call(Request(op="start", adapter=self.target, ctx=self._wire(ctx)), ctx.workdir)
+        result = self._result(reply)
+        if result.status == "suspended" and self.restart_between_legs:
+            await self._close_worker()
+        return result
+
+    async def resume(self, state: WorkerState, decision: Decision, ctx: LegContext) -> LegResult:
+        req = Request(op="resume", adapter=self.target, ctx=self._wire(ctx), decision=decision)
+        if self.restart_between_legs:
+            if not state.is_json:
+                raise WorkerError(f"{self.info.name} keeps its paused state in memory only; it cannot resume in a new process")
+            req.state = state.value
+        else:
+            req.handle = state.handle
+        result = self._result(await self._call(req, ctx.workdir))
+        if result.status == "suspended" and self.restart_between_legs:
+            await self._close_worker()
+        return result
+
+    async def _close_worker(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.returncode is None:
+            try:
+                assert proc.stdin is not None and proc.stdout is not None
+                proc.stdin.write(b'{"op": "close"}\n')
+                await proc.stdin.drain()
+                await asyncio.wait_for(proc.stdout.readline(), 10)
+                await asyncio.wait_for(proc.wait(), 5)
+            except (asyncio.TimeoutError, BrokenPipeError, ConnectionResetError, AssertionError):
+                pass
+        self._kill_group(proc.pid)
+        await proc.wait()
+
+    async def aclose(self) -> None:
+        try:
+            await self._close_worker()
+        finally:
+            if self._endpoint is not None:
+                self.server.unregister(self._endpoint)
+            if self._stderr is not None:
+                self._stderr.close()
+
+    @staticmethod
+    def _kill_group(pid: int) -> None:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def terminate(self) -> None:
+        """Kill the worker and everything it started; safe from any thread."""
+        proc = self._proc
+        if proc is not None:
+            self._kill_group(proc.pid)

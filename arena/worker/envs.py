@@ -1,0 +1,102 @@
+"""Isolated environments for adapters whose framework cannot share the harness's environment.
+
+An environment is built with uv from a pinned requirements file committed under `adapters/envs/`,
+once, into a cache directory keyed by that file's hash; later runs reuse it. Building is guarded
+by a file lock so two runs never build the same environment at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ENVS_SPEC_DIR = Path(__file__).resolve().parents[2] / "adapters" / "envs"
+
+
+class EnvError(RuntimeError):
+    pass
+
+
+def env_root() -> Path:
+    return Path(os.environ.get("ARENA_ENV_DIR") or Path.home() / ".cache" / "arena" / "envs")
+
+
+def requirements_file(name: str) -> Path:
+    return ENVS_SPEC_DIR / f"{name}.txt"
+
+
+def env_path(name: str) -> Path:
+    digest = hashlib.sha256(requirements_file(name).read_bytes()).hexdigest()[:12]
+    return env_root() / f"{name}-{digest}"
+
+
+def env_python(name: str) -> Path:
+    return env_path(name) / "bin" / "python"
+
+
+def is_built(name: str) -> bool:
+    return (env_path(name) / ".complete").exists()
+
+
+def pinned_version(name: str, dist: str) -> str | None:
+    """The version the committed requirements pin for `dist` (no environment needed)."""
+    prefix = dist.lower().replace("_", "-") + "=="
+    for line in requirements_file(name).read_text().splitlines():
+        line = line.split("#", 1)[0].strip().lower()
+        if line.replace("_", "-").startswith(prefix):
+            return line[len(prefix):].split(";")[0].strip()
+    return None
+
+
+def uv_bin() -> str:
+    try:
+        from uv import find_uv_bin
+
+        return find_uv_bin()
+    except (ImportError, FileNotFoundError):
+        found = shutil.which("uv")
+        if found:
+            return found
+    raise EnvError("uv is needed to build isolated adapter environments: pip install uv")
+
+
+def ensure_env(name: str, say: Callable[[str], None] = lambda _: None) -> Path:
+    """Build the environment on first use; return its python."""
+    target = env_path(name)
+    if is_built(name):
+        return env_python(name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if is_built(name):
+            return env_python(name)
+        say(f"building the {name} environment at {target} (first use; later runs reuse it)")
+        if target.exists():
+            shutil.rmtree(target)
+        uv = uv_bin()
+        base_python = getattr(sys, "_base_executable", sys.executable)
+        for cmd in (
+            [uv, "venv", "--quiet", "--python", base_python, str(target)],
+            [uv, "pip", "install", "--quiet", "--python", str(target / "bin" / "python"), "-r", str(requirements_file(name))],
+        ):
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
+                raise EnvError(f"building the {name} environment failed: {tail}")
+        (target / ".complete").write_text("ok\n")
+    return env_python(name)
+
+
+def installed_version(name: str, dist: str) -> str | None:
+    """The version actually installed in a built environment."""
+    done = subprocess.run(
+        [str(env_python(name)), "-c", f"import importlib.metadata as m; print(m.version({dist!r}))"],
+        capture_output=True, text=True, timeout=60,
+    )
+    return (done.stdout.strip() or None) if done.returncode == 0 else None

@@ -1,0 +1,116 @@
+"""Adapters in worker processes: same traces, crashes and hangs contained, nothing left running."""
+
+from __future__ import annotations
+
+import os
+import sys
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+import arenas
+from adapters import REGISTRY
+from adapters.vanilla import VanillaAdapter
+from arena.runner import run_items
+from arena.types import ModelConfig
+from arena.worker.client import WorkerAdapter
+from tests.conftest import normalised
+
+HITL = arenas.load("human_in_the_loop")
+
+
+def _alive(pid: int) -> bool:
+    """True if the process exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.fixture
+def worker_run(server):
+    made: list[WorkerAdapter] = []
+
+    def run(target: str, info, items=None, restart=False, timeout_s=60.0, profile="scripted"):
+        def factory():
+            adapter = WorkerAdapter(target, info, sys.executable, server, restart_between_legs=restart)
+            made.append(adapter)
+            return adapter
+
+        chosen = [i for i in HITL.items if items is None or i.id in items]
+        model = ModelConfig(name=profile, base_url=server.base_url, api_key="arena-local")
+        return run_items(factory, HITL, chosen, model, timeout_s), made
+
+    return run
+
+
+def test_a_worker_produces_the_same_trace_as_in_process(worker_run, run_adapter):
+    results, workers = worker_run("adapters.vanilla:VanillaAdapter", VanillaAdapter.info, items=["hitl-01", "hitl-02"])
+    local = run_adapter(VanillaAdapter, items=["hitl-01", "hitl-02"])
+    assert [r.status for r in results] == ["passed", "passed"]
+    assert [normalised(r) for r in results] == [normalised(r) for r in local]
+    suspended = next(e for e in results[0].trace if e.type == "suspended")
+    assert suspended.pid == workers[0].pids[0] != os.getpid()
+    tool = next(e for e in results[0].trace if e.type == "tool_call")
+    assert tool.pid == os.getpid()  # tools execute, and are logged, in the harness
+    assert not any(_alive(p) for w in workers for p in w.pids)
+
+
+def test_a_worker_killed_mid_leg_errors_that_item_only(worker_run):
+    results, workers = worker_run("tests.fakes:DiesOnOneItem", VanillaAdapter.info, items=["hitl-01", "hitl-02", "hitl-03"])
+    by_id = {r.item_id: r for r in results}
+    assert by_id["hitl-02"].status == "errored"
+    assert by_id["hitl-02"].error.startswith("WorkerError: worker exited with code -9 mid-leg")
+    assert [e.tool for e in by_id["hitl-02"].trace if e.type == "tool_call"] == ["search_rooms"]
+    assert by_id["hitl-01"].status == by_id["hitl-03"].status == "passed"
+    assert not any(_alive(p) for w in workers for p in w.pids)
+
+
+def test_a_hung_worker_is_killed_with_its_children(worker_run, tmp_path):
+    results, workers = worker_run("tests.fakes:HangsWithAChild", VanillaAdapter.info, items=["hitl-02", "hitl-03", "hitl-04"], timeout_s=5)
+    by_id = {r.item_id: r for r in results}
+    assert by_id["hitl-03"].status == "errored" and by_id["hitl-03"].error == "timed out after 5s"
+    assert by_id["hitl-02"].status == by_id["hitl-04"].status == "passed"
+    pids = [p for w in workers for p in w.pids]
+    assert len(pids) == 3
+    import time
+
+    deadline = time.monotonic() + 5
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids)
+    # the hung worker's own child (sleep 600) went with its process group
+    sleepers = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p) == "sleep\x00600\x00"]
+    assert sleepers == []
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return ""
+
+
+def test_restart_between_legs_resumes_from_json_state_in_a_new_process(worker_run):
+    entry = REGISTRY["langgraph"]
+    if not entry.available:
+        pytest.skip("langgraph not installed")
+    cls = entry.load()
+    results, workers = worker_run(entry.target, cls.info, items=["hitl-01", "hitl-02"], restart=True)
+    assert [r.status for r in results] == ["passed", "passed"]
+    for result, worker in zip(results, workers):
+        first, second = worker.pids
+        assert first != second
+        assert next(e for e in result.trace if e.type == "suspended").pid == first
+        assert next(e for e in result.trace if e.type == "final").pid == second
+        assert not _alive(first) and not _alive(second)
+
+
+def test_restart_between_legs_fails_honestly_for_in_memory_state(worker_run):
+    results, _ = worker_run("adapters.vanilla:VanillaAdapter", VanillaAdapter.info, items=["hitl-01"], restart=True)
+    (r,) = results
+    assert r.status == "errored"
+    assert "cannot resume in a new process" in r.error
+    assert [e.type for e in r.trace][:2] == ["tool_call", "suspended"]
