@@ -114,6 +114,12 @@ def _reason(text: str) -> str:
     return (match.group(1) if match else text).strip().rstrip(".")
 
 
+def _note(text: str) -> str:
+    """The human's note on an approval ('APPROVED: <note>'), echoed so tests can see it arrived."""
+    match = re.match(r"\s*approved\s*[:\-]\s*(.+)", text, re.IGNORECASE | re.DOTALL)
+    return match.group(1).strip().rstrip(".") if match else ""
+
+
 def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn:
     task = None
     for message in messages:
@@ -163,7 +169,8 @@ def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn
             f"so I have not booked room {room_id}."
         )
     if booked:
-        return Turn(content=f"Done: {booked[-1].result} for {people} people on {day}.")
+        note = _note(approval.result)
+        return Turn(content=f"Done: {booked[-1].result} for {people} people on {day}." + (f" Noted: {note}." if note else ""))
     book = _last(calls, "book_room")
     if book is not None and book.result is not None and book.result.startswith("ERROR"):
         return Turn(content=f"The booking failed: {book.result}")

@@ -1,0 +1,397 @@
+"""Google ADK: two native pauses, both over a resumable `App`, a `Runner` and a SQLite session store.
+
+The agent is an `LlmAgent` over `google.adk.models.lite_llm.LiteLlm("openai/<name>")` pointed at the
+harness's OpenAI-compatible endpoint. The harness's read/write tools are `BaseTool` subclasses whose
+declaration is the spec's JSON schema (`parameters_json_schema`) and whose body is one
+`ctx.tools.acall`. Sessions live in `SqliteSessionService` (aiosqlite, no extra package) under
+`ctx.workdir`; every leg opens the store, runs the Runner to the natural end of its event stream and
+closes it, so the state a leg hands back is only how to reopen it (db path, app/user/session ids,
+invocation id, the call to answer): a resume works from the file, as a new process would.
+
+`google_adk` (GoogleADKAdapter): `LongRunningFunctionTool` on request_approval, in an `App` with
+`ResumabilityConfig(is_resumable=True)`; the function body returns None, so ADK writes no interim
+response. What ADK 2.13 really does (measured, see tests/adapters/test_google_adk.py):
+- If the long-running function returns a value (ADK's own docs return `{"status": "pending"}`), ADK
+  emits that as the call's FunctionResponse and the agent loop goes straight on: it calls the model
+  again with the pending status, with or without resumability. The run ends only because the model
+  then answers in text. That is no pause, so this adapter does not use it.
+- Returning None: the model turn that carries the call has `long_running_tool_ids` and is the last
+  event of its step, so `BaseLlmFlow.run_async` ends the run. With sibling calls in the same turn
+  (scripted-eager) a sibling's FunctionResponse becomes the step's last event; a non-resumable App
+  then calls the model again (ADK fills the missing response with an error), while a resumable App
+  stops (`decide_step_resume` -> PAUSE, the long-running call being unanswered). So the resumable
+  App is the configuration in which ADK itself stops; the sibling has already executed by then.
+The adapter consumes every event; it reports a suspension only when the stream ended by itself with
+the long-running call unanswered and no model output after it. Resume: a user `FunctionResponse`
+with the same id and name, `{"result": decision.as_text()}`, run with the paused `invocation_id`.
+
+`google_adk_confirm` (GoogleADKConfirmAdapter): ADK tool confirmation, `FunctionTool(...,
+require_confirmation=True)` on request_approval. The first call returns ADK's placeholder error and
+ADK emits an `adk_request_confirmation` call (long-running) and stops. Resume: a `FunctionResponse`
+to that call carrying a `ToolConfirmation` (`confirmed`, `payload`). On confirm ADK runs the
+request_approval body, which the adapter owns and which returns the payload (decision.as_text()).
+On reject ADK writes its own fixed result `{"error": "This tool call is rejected."}` without running
+the body: the deny reason (sent in the payload) never reaches the model.
+
+LiteLLM is told to stay offline before it is first imported (local model-cost map, offline mode, no
+callbacks); OpenTelemetry's SDK is disabled unless the environment already decided.
+
+Tool results: ADK hands a tool's non-dict return value to the model as the JSON object
+`{"result": <value>}`; the harness tools return strings, so every tool message on the wire is that
+envelope (the decision too). That is ADK's behaviour and is left as it is.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import uuid
+from typing import Any
+
+from arena.types import (
+    AdapterInfo,
+    Capabilities,
+    Decision,
+    LegContext,
+    LegResult,
+    PendingRequest,
+    ToolKind,
+    ToolSpec,
+)
+
+DB_NAME = "adk-sessions.sqlite"
+APP_NAME = "arena"
+USER_ID = "arena"
+AGENT_NAME = "arena_agent"
+CONFIRMATION_CALL = "adk_request_confirmation"  # google.adk.utils._function_call_names
+REJECTED_RESULT = {"error": "This tool call is rejected."}  # what FunctionTool.run_async returns on reject
+
+_OFFLINE_ENV = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no fetch of the model-cost map at import
+    "LITELLM_OFFLINE_MODE": "true",  # no catalog/tokenizer/blog fetches
+    "LITELLM_MODE": "PRODUCTION",  # no .env autoload (ADK sets this too)
+    "LITELLM_TELEMETRY": "False",
+    "OTEL_SDK_DISABLED": "true",
+}
+_ADK: dict[str, Any] = {}
+
+
+def _adk() -> dict[str, Any]:
+    """Import ADK and LiteLLM once per process, offline, and return what the adapter uses."""
+    if _ADK:
+        return _ADK
+    for key, value in _OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+    import litellm  # slow (seconds): only here, once
+
+    litellm.telemetry = False
+    for name in ("callbacks", "success_callback", "failure_callback", "input_callback", "service_callback"):
+        setattr(litellm, name, [])
+    litellm._async_success_callback = []
+    litellm._async_failure_callback = []
+
+    from google.adk.agents import LlmAgent
+    from google.adk.apps import App, ResumabilityConfig
+    from google.adk.models.lite_llm import LiteLlm
+    from google.adk.runners import Runner
+    from google.adk.sessions.sqlite_session_service import SqliteSessionService
+    from google.adk.tools.base_tool import BaseTool
+    from google.adk.tools.function_tool import FunctionTool
+    from google.adk.tools.long_running_tool import LongRunningFunctionTool
+    from google.adk.tools.tool_context import ToolContext
+    from google.genai import types
+
+    class HarnessTool(BaseTool):
+        """A harness tool: declared by its JSON schema; its whole body is one harness call."""
+
+        def __init__(self, spec: ToolSpec, ctx: LegContext):
+            super().__init__(name=spec.name, description=spec.description)
+            self._arena_spec = spec
+            self._ctx = ctx
+
+        def _get_declaration(self) -> types.FunctionDeclaration:
+            return _declaration(types, self._arena_spec)
+
+        async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+            return await self._ctx.tools.acall(self._arena_spec.name, dict(args))
+
+    class SpecFunctionTool(FunctionTool):
+        """A FunctionTool declared by the spec's JSON schema (not by the Python signature)."""
+
+        def _get_declaration(self) -> types.FunctionDeclaration:
+            return _declaration(types, self.func.__arena_spec__)
+
+    class SpecLongRunningTool(LongRunningFunctionTool, SpecFunctionTool):
+        """LongRunningFunctionTool over the JSON-schema declaration (it still appends its NOTE)."""
+
+    _ADK.update(
+        LlmAgent=LlmAgent,
+        App=App,
+        ResumabilityConfig=ResumabilityConfig,
+        LiteLlm=LiteLlm,
+        Runner=Runner,
+        SqliteSessionService=SqliteSessionService,
+        HarnessTool=HarnessTool,
+        SpecFunctionTool=SpecFunctionTool,
+        SpecLongRunningTool=SpecLongRunningTool,
+        ToolContext=ToolContext,
+        types=types,
+    )
+    return _ADK
+
+
+def _declaration(types: Any, spec: ToolSpec) -> Any:
+    return types.FunctionDeclaration(
+        name=spec.name, description=spec.description, parameters_json_schema=json.loads(json.dumps(spec.parameters))
+    )
+
+
+_JSON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
+
+
+def _spec_function(spec: ToolSpec, body: Any, context_type: Any) -> Any:
+    """An async function named after the spec whose signature is the spec's arguments (+ tool_context).
+
+    ADK's FunctionTool binds arguments, checks mandatory ones and injects the ToolContext by the
+    function's signature, so the generated function carries the schema's parameters as keyword-only
+    parameters; the declaration the model sees is the schema itself (SpecFunctionTool).
+    """
+
+    properties = spec.parameters.get("properties") or {}
+    required = set(spec.parameters.get("required") or [])
+    params = [inspect.Parameter("tool_context", inspect.Parameter.KEYWORD_ONLY, annotation=context_type)]
+    annotations: dict[str, Any] = {"tool_context": context_type, "return": Any}
+    for name, schema in properties.items():
+        annotation = _JSON_TYPES.get(schema.get("type") if isinstance(schema, dict) else None, Any)
+        default = inspect.Parameter.empty if name in required else None
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+        annotations[name] = annotation
+
+    async def call(*, tool_context: Any, **kwargs: Any) -> Any:
+        return await body(tool_context, kwargs)
+
+    call.__name__ = call.__qualname__ = spec.name
+    call.__doc__ = spec.description
+    call.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    call.__annotations__ = annotations
+    call.__arena_spec__ = spec  # type: ignore[attr-defined]
+    return call
+
+
+def _parts(event: Any) -> list[Any]:
+    return list(event.content.parts or []) if event.content is not None else []
+
+
+def _text(event: Any) -> str:
+    return "".join(p.text for p in _parts(event) if p.text and not p.thought)
+
+
+class _ADKBase:
+    """Shared leg machinery; subclasses choose the approval tool and how a decision is sent back."""
+
+    info: AdapterInfo
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        adk = _adk()
+        state: dict[str, Any] = {
+            "db": os.path.join(ctx.workdir, DB_NAME),
+            "app": APP_NAME,
+            "user": USER_ID,
+            "session": f"arena-{ctx.item.id}-{uuid.uuid4().hex}",
+        }
+        service = adk["SqliteSessionService"](state["db"])
+        try:
+            await service.create_session(app_name=state["app"], user_id=state["user"], session_id=state["session"])
+        finally:
+            await service.close()
+        types = adk["types"]
+        message = types.Content(role="user", parts=[types.Part(text=ctx.item.input)])
+        return await self._leg(ctx, state, message, invocation_id=None)
+
+    async def resume(self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:
+        types = _adk()["types"]
+        response = types.FunctionResponse(
+            id=state["call_id"], name=state["call_name"], response=self._response(decision)
+        )
+        message = types.Content(role="user", parts=[types.Part(function_response=response)])
+        return await self._leg(ctx, state, message, invocation_id=state["invocation"])
+
+    # -- per mechanism -----------------------------------------------------------------------------
+
+    def _approval_tool(self, spec: ToolSpec) -> Any:
+        raise NotImplementedError
+
+    def _response(self, decision: Decision) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _pause_calls(self, event: Any, approval: str) -> list[tuple[Any, PendingRequest]]:
+        """(call to answer, the approval request it stands for) for each pause call on this event."""
+        raise NotImplementedError
+
+    # -- shared ------------------------------------------------------------------------------------
+
+    def _app(self, ctx: LegContext) -> Any:
+        adk = _adk()
+        tools = [
+            self._approval_tool(spec) if spec.kind is ToolKind.approval else adk["HarnessTool"](spec, ctx)
+            for spec in ctx.tools.specs
+        ]
+        model = adk["LiteLlm"](model="openai/" + ctx.model.name, api_base=ctx.model.base_url, api_key=ctx.model.api_key)
+        instructions = ctx.instructions
+        agent = adk["LlmAgent"](
+            name=AGENT_NAME,
+            model=model,
+            # A provider, so ADK inserts the text verbatim (no {placeholder} state templating).
+            instruction=lambda _readonly_ctx: instructions,
+            tools=tools,
+        )
+        return adk["App"](
+            name=APP_NAME, root_agent=agent, resumability_config=adk["ResumabilityConfig"](is_resumable=True)
+        )
+
+    async def _leg(self, ctx: LegContext, state: dict[str, Any], message: Any, invocation_id: str | None) -> LegResult:
+        """Run the Runner until its event stream ends by itself; then read how the run stopped."""
+        adk = _adk()
+        service = adk["SqliteSessionService"](state["db"])
+        runner = adk["Runner"](app=self._app(ctx), session_service=service)
+        events: list[Any] = []
+        try:
+            stream = runner.run_async(
+                user_id=state["user"], session_id=state["session"], invocation_id=invocation_id, new_message=message
+            )
+            try:
+                async for event in stream:
+                    events.append(event)
+            finally:
+                await stream.aclose()
+        finally:
+            await runner.close()
+            await service.close()
+        return self._outcome(ctx, state, events)
+
+    def _outcome(self, ctx: LegContext, state: dict[str, Any], events: list[Any]) -> LegResult:
+        approval = ctx.approval_tool.name
+        answered = {fr.id for e in events for fr in e.get_function_responses() if fr.id}
+        pause: tuple[int, Any, Any, PendingRequest] | None = None
+        for index, event in enumerate(events):
+            for call, pending in self._pause_calls(event, approval):
+                if call.id not in answered:
+                    pause = (index, event, call, pending)
+        if pause is not None:
+            index, event, call, pending = pause
+            # Did the framework go on after the pause call? Any later model output (text or calls)
+            # means it did not stop there, whatever the event flags say.
+            went_on = any(
+                e.author == AGENT_NAME and (_text(e) or e.get_function_calls()) for e in events[index + 1 :]
+            )
+            if not went_on:
+                paused = {
+                    **{k: state[k] for k in ("db", "app", "user", "session")},
+                    "invocation": event.invocation_id,
+                    "call_id": call.id,
+                    "call_name": call.name,
+                }
+                return LegResult.suspended(pending, paused)
+        finals = [e for e in events if e.author == AGENT_NAME and _text(e) and not e.partial]
+        if finals:
+            return LegResult.finished(_text(finals[-1]))
+        if pause is not None:
+            return LegResult.errored("the run went on after the approval call but gave no final answer")
+        return LegResult.errored("the run ended with neither a final answer nor a pending approval")
+
+
+class GoogleADKAdapter(_ADKBase):
+    info = AdapterInfo(
+        name="google_adk",
+        framework="google-adk",
+        pause_mechanism=(
+            "LongRunningFunctionTool on the approval tool (body returns None: no interim response) in an "
+            "App with ResumabilityConfig(is_resumable=True); SqliteSessionService; resumed with a "
+            "FunctionResponse for the same call id via Runner.run_async(invocation_id=...)"
+        ),
+        pause_kind="native",
+        capabilities=Capabilities(
+            deny_reason=True,
+            approve_note=True,
+            free_text=True,
+            notes=(
+                "The decision is the long-running call's FunctionResponse, {'result': decision.as_text()}, "
+                "so notes, reasons and answers all reach the model as request_approval's result. The pause "
+                "holds only with a None-returning function and a resumable App: a function returning a "
+                "pending status lets ADK call the model again at once, and a non-resumable App goes on "
+                "after a sibling call's response."
+            ),
+        ),
+    )
+
+    def _approval_tool(self, spec: ToolSpec) -> Any:
+        adk = _adk()
+
+        async def pending(tool_context: Any, args: dict[str, Any]) -> None:
+            # No interim result: with one, ADK sends it to the model and the loop carries on.
+            return None
+
+        return adk["SpecLongRunningTool"](_spec_function(spec, pending, adk["ToolContext"]))
+
+    def _response(self, decision: Decision) -> dict[str, Any]:
+        return {"result": decision.as_text()}
+
+    def _pause_calls(self, event: Any, approval: str) -> list[tuple[Any, PendingRequest]]:
+        ids = event.long_running_tool_ids or set()
+        return [
+            (fc, PendingRequest(tool=fc.name, args=dict(fc.args or {}), call_id=fc.id))
+            for fc in event.get_function_calls()
+            if fc.id in ids and fc.name == approval
+        ]
+
+
+class GoogleADKConfirmAdapter(_ADKBase):
+    info = AdapterInfo(
+        name="google_adk_confirm",
+        framework="google-adk",
+        pause_mechanism=(
+            "FunctionTool(require_confirmation=True) on the approval tool: adk_request_confirmation "
+            "(long-running) in a resumable App; SqliteSessionService; answered with a ToolConfirmation "
+            "FunctionResponse via Runner.run_async(invocation_id=...)"
+        ),
+        pause_kind="native",
+        capabilities=Capabilities(
+            deny_reason=False,
+            approve_note=True,
+            free_text=True,
+            notes=(
+                "A ToolConfirmation is confirmed True/False plus a payload. Confirmed: ADK runs the "
+                "adapter-owned request_approval body, which returns the payload (decision.as_text()), so "
+                "notes and answers reach the model. Rejected: ADK does not run the body and writes its own "
+                f"fixed result {REJECTED_RESULT!r}; the reason sent in the payload is dropped."
+            ),
+        ),
+    )
+
+    def _approval_tool(self, spec: ToolSpec) -> Any:
+        adk = _adk()
+
+        async def confirmed(tool_context: Any, args: dict[str, Any]) -> str:
+            # ADK runs this only once the call was confirmed; the decision travels in the payload.
+            confirmation = tool_context.tool_confirmation
+            payload = confirmation.payload if confirmation is not None else None
+            return payload if isinstance(payload, str) else Decision(kind="approve").as_text()
+
+        return adk["SpecFunctionTool"](_spec_function(spec, confirmed, adk["ToolContext"]), require_confirmation=True)
+
+    def _response(self, decision: Decision) -> dict[str, Any]:
+        # An answer confirms the call (its text is what the tool returns); only a denial rejects it.
+        return {"confirmed": decision.kind.value != "deny", "payload": decision.as_text()}
+
+    def _pause_calls(self, event: Any, approval: str) -> list[tuple[Any, PendingRequest]]:
+        ids = event.long_running_tool_ids or set()
+        out = []
+        for fc in event.get_function_calls():
+            if fc.id not in ids or fc.name != CONFIRMATION_CALL:
+                continue
+            original = (fc.args or {}).get("originalFunctionCall") or {}
+            if original.get("name") == approval:
+                pending = PendingRequest(tool=approval, args=dict(original.get("args") or {}), call_id=original.get("id"))
+                out.append((fc, pending))
+        return out

@@ -1,0 +1,282 @@
+"""smolagents adapters. smolagents (1.26) has no approval, interrupt-and-resume or deferred-tool primitive.
+
+Both adapters run a real `ToolCallingAgent` over smolagents' `OpenAIServerModel` (the `openai`
+client, Chat Completions) pointed at the harness's loopback base URL. The harness tools become
+smolagents `Tool`s (inputs from the JSON schema, `output_type="string"`) whose `forward` makes ONE
+harness call (`ctx.tools.call`); system prompt: `ctx.instructions` as the agent's `instructions`
+(smolagents inserts them into its own ToolCallingAgent system prompt); task: `ctx.item.input`.
+
+`SmolagentsAdapter` (pause kind `unsupported`): smolagents cannot pause, so request_approval is an
+ordinary tool whose body is the harness's own request_approval. The harness answers it with
+"NOT APPROVED: request_approval was executed instead of pausing ..." and records the call, so the
+trace shows that the framework never stopped. The run goes to completion in one leg
+(`agent.run(task)`); `suspended` fails on every item.
+
+`SmolagentsEmulatedAdapter` (pause kind `emulated`), built from smolagents' own pieces as in its
+plan-customization human-in-the-loop example: the request_approval tool is adapter-owned (it never
+reaches the harness) and returns a placeholder observation; an `ActionStep` step callback sees the
+request_approval call in the finished step and calls `agent.interrupt()`. smolagents checks the
+interrupt switch only at the start of the next step, so the whole step has run by then, sibling
+tool calls included (smolagents runs a step's tool calls in a thread pool), and `agent.run` raises
+`AgentError("Agent interrupted.")`. The leg returns suspended; its state is the agent object itself
+(its `AgentMemory`), which smolagents cannot serialise and rebuild, hence `emulated`: nothing
+survives a process restart. Resume: the decision text replaces the placeholder in that step's
+`observations` (memory edited in place, as smolagents' example edits a `PlanningStep.plan`), then
+`agent.run(task, reset=False)` continues with the memory kept. smolagents appends the task again as
+a new `TaskStep` ("New task: ..."), exactly as `run(..., reset=False)` always does.
+
+Wire format (what the model sees): smolagents sends its history as TEXT, never as native tool
+messages: content is a list of text parts; a step's tool calls are an assistant message
+"Calling tools:\\n[{'id': ..., 'type': 'function', 'function': {'name': ..., 'arguments': {...}}}]"
+(a Python repr), and their results one user message "Observation:\\n<result>\\n<result>..." (results
+of one step joined by newlines, in call-id order). Requests carry `tool_choice="required"` and
+`stop=["Observation:", "Calling tools:"]`; the final answer is a `final_answer` tool call. The
+decision therefore reaches the model as the text of the request_approval step's observation.
+
+Offline: `HF_HUB_OFFLINE=1` and `HF_HUB_DISABLE_TELEMETRY=1` are set (setdefault) before smolagents
+is imported; smolagents 1.26 itself has no telemetry (no OpenTelemetry unless the user instruments
+it via openinference). No hub tools/models are loaded (`add_base_tools=False`), the logger is off
+(`LogLevel.OFF`), the `openai` client has `max_retries=0`. Parallel tool calls run with
+`max_tool_threads=1` so the harness's log records a step's calls in the model's order (still all of
+them, as smolagents always does): deterministic traces, nothing held or dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from arena.types import (
+    AdapterInfo,
+    Capabilities,
+    Decision,
+    LegContext,
+    LegResult,
+    PendingRequest,
+    ToolKind,
+    ToolSpec,
+)
+
+MAX_STEPS = 20
+# The observation the adapter-owned request_approval returns until the human's decision replaces it.
+PENDING = "PENDING: waiting for the human's decision on this request"
+
+
+def _smolagents() -> Any:
+    """Import smolagents lazily, with the Hugging Face hub kept offline and its telemetry off."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    import smolagents
+
+    return smolagents
+
+
+def _inputs(parameters: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """smolagents `Tool.inputs` from a JSON schema: type + description; optional ones are nullable."""
+    required = set(parameters.get("required") or [])
+    inputs: dict[str, dict[str, Any]] = {}
+    for name, prop in (parameters.get("properties") or {}).items():
+        entry: dict[str, Any] = {"type": prop.get("type", "any"), "description": prop.get("description") or name}
+        if "enum" in prop:
+            entry["enum"] = prop["enum"]
+        if name not in required:
+            entry["nullable"] = True
+        inputs[name] = entry
+    return inputs
+
+
+_TOOL_CLASS: Any = None
+
+
+def _tool_class() -> Any:
+    """One smolagents `Tool` subclass whose instances wrap one callable each (built once, lazily)."""
+    global _TOOL_CLASS
+    if _TOOL_CLASS is None:
+        from smolagents import Tool
+
+        class HarnessTool(Tool):
+            # The signature is generic (**kwargs), as in smolagents' own wrapper tools.
+            skip_forward_signature_validation = True
+            output_type = "string"
+
+            def __init__(self, spec: ToolSpec, body: Any) -> None:
+                self.name = spec.name
+                self.description = spec.description
+                self.inputs = _inputs(spec.parameters)
+                self._body = body
+                super().__init__()
+
+            def forward(self, **kwargs: Any) -> str:
+                return self._body(kwargs)
+
+        _TOOL_CLASS = HarnessTool
+    return _TOOL_CLASS
+
+
+def _final_text(output: Any) -> str:
+    return "" if output is None else str(output)
+
+
+class _SmolagentsBase:
+    """Builds the agent; subclasses decide what the approval tool does."""
+
+    def __init__(self) -> None:
+        self._model: Any = None
+
+    async def aclose(self) -> None:
+        if self._model is not None:
+            self._model.client.close()
+            self._model = None
+
+    def _approval_body(self, ctx: LegContext, spec: ToolSpec) -> Any:
+        raise NotImplementedError
+
+    def _step_callbacks(self, ctx: LegContext) -> dict[Any, Any] | None:
+        return None
+
+    def _build(self, ctx: LegContext) -> Any:
+        smolagents = _smolagents()
+        HarnessTool = _tool_class()
+
+        def harness_body(spec: ToolSpec) -> Any:
+            return lambda kwargs: ctx.tools.call(spec.name, kwargs)
+
+        tools = [
+            HarnessTool(s, self._approval_body(ctx, s) if s.kind is ToolKind.approval else harness_body(s))
+            for s in ctx.tools.specs
+        ]
+        self._model = smolagents.OpenAIServerModel(
+            model_id=ctx.model.name,
+            api_base=ctx.model.base_url,
+            api_key=ctx.model.api_key,
+            client_kwargs={"max_retries": 0},
+        )
+        return smolagents.ToolCallingAgent(
+            tools=tools,
+            model=self._model,
+            instructions=ctx.instructions,
+            max_steps=MAX_STEPS,
+            add_base_tools=False,
+            verbosity_level=smolagents.LogLevel.OFF,
+            max_tool_threads=1,
+            step_callbacks=self._step_callbacks(ctx),
+        )
+
+
+class SmolagentsAdapter(_SmolagentsBase):
+    info = AdapterInfo(
+        name="smolagents",
+        framework="smolagents",
+        pause_mechanism=(
+            "none: smolagents has no interrupt/approval primitive; request_approval is an ordinary tool "
+            "(the harness's own), and agent.run(task) runs to completion in one leg"
+        ),
+        pause_kind="unsupported",
+        capabilities=Capabilities(
+            deny_reason=False,
+            approve_note=False,
+            free_text=False,
+            notes=(
+                "No decision ever reaches the model: the run never pauses, and the request_approval tool is "
+                "executed by the harness, which answers 'NOT APPROVED: request_approval was executed instead "
+                "of pausing for a human'."
+            ),
+        ),
+    )
+
+    def _approval_body(self, ctx: LegContext, spec: ToolSpec) -> Any:
+        # smolagents cannot pause on it: the call is simply executed, by the harness, which logs it.
+        return lambda kwargs: ctx.tools.call(spec.name, kwargs)
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        agent = self._build(ctx)
+        output = await asyncio.to_thread(agent.run, ctx.item.input)
+        return LegResult.finished(_final_text(output))
+
+    async def resume(self, state: Any, decision: Decision, ctx: LegContext) -> LegResult:
+        return LegResult.errored("smolagents never suspends, so there is nothing to resume")
+
+
+@dataclass
+class _Interrupted:
+    """In-memory state of an interrupted run: the agent (its AgentMemory) and the step to answer."""
+
+    agent: Any
+    step: Any  # the smolagents ActionStep holding the request_approval call
+    call_id: str
+
+
+class SmolagentsEmulatedAdapter(_SmolagentsBase):
+    info = AdapterInfo(
+        name="smolagents_emulated",
+        framework="smolagents",
+        pause_mechanism=(
+            "emulated: an ActionStep step callback calls agent.interrupt() after the step that called "
+            "request_approval (adapter-owned tool, placeholder observation); agent.run raises "
+            "AgentError('Agent interrupted.'); resume writes the decision as that call's observation in "
+            "agent.memory and calls agent.run(task, reset=False). State = the live agent object."
+        ),
+        pause_kind="emulated",
+        capabilities=Capabilities(
+            deny_reason=True,
+            approve_note=True,
+            free_text=True,
+            notes=(
+                "The decision text replaces the request_approval call's observation in the agent's memory, "
+                "so notes, reasons and answers reach the model as that call's result (sent, like all "
+                "smolagents tool results, as 'Observation:' text in a user message). smolagents checks "
+                "agent.interrupt() only between steps: sibling tool calls of the approval step run before "
+                "the pause. The state is the in-memory agent: smolagents cannot persist and reload a run."
+            ),
+        ),
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._approval_name: str | None = None
+        self._interrupted: _Interrupted | None = None
+
+    def _approval_body(self, ctx: LegContext, spec: ToolSpec) -> Any:
+        # Adapter-owned: the harness's request_approval is never executed. The observation is a
+        # placeholder until resume() replaces it with the human's decision.
+        return lambda kwargs: PENDING
+
+    def _step_callbacks(self, ctx: LegContext) -> dict[Any, Any]:
+        from smolagents import ActionStep
+
+        approval = ctx.approval_tool.name
+
+        def interrupt_on_approval(step: Any, agent: Any) -> None:
+            call = next((c for c in step.tool_calls or [] if c.name == approval), None)
+            if call is not None and step.observations and PENDING in step.observations:
+                self._interrupted = _Interrupted(agent=agent, step=step, call_id=call.id)
+                agent.interrupt()  # takes effect when the next step would start
+
+        return {ActionStep: interrupt_on_approval}
+
+    async def _run(self, agent: Any, task: str, reset: bool) -> LegResult:
+        from smolagents.utils import AgentError
+
+        self._interrupted = None
+        try:
+            output = await asyncio.to_thread(agent.run, task, reset=reset)
+        except AgentError as exc:
+            if self._interrupted is None or str(exc) != "Agent interrupted.":
+                raise  # any other framework error is the item's error
+            paused = self._interrupted
+            call = next(c for c in paused.step.tool_calls if c.id == paused.call_id)
+            args = call.arguments if isinstance(call.arguments, dict) else {"_raw": call.arguments}
+            pending = PendingRequest(tool=call.name, args=args, call_id=call.id)
+            return LegResult.suspended(pending, paused)
+        return LegResult.finished(_final_text(output))
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        agent = self._build(ctx)
+        return await self._run(agent, ctx.item.input, reset=True)
+
+    async def resume(self, state: _Interrupted, decision: Decision, ctx: LegContext) -> LegResult:
+        step = state.step
+        step.observations = step.observations.replace(PENDING, decision.as_text(), 1)
+        return await self._run(state.agent, ctx.item.input, reset=False)
