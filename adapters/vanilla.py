@@ -3,8 +3,9 @@
 Its pause is emulated: the leg returns, carrying the transcript and the turn's held tool calls back
 out as its state, and the next leg carries them back in. Nothing from the turn that asked for
 approval executes before the decision; on deny, the held calls are never executed and the model is
-told so; the decision reaches the model as the approval tool's result. Nothing of this survives a
-process restart, which is what makes it `emulated`.
+told so; the decision reaches the model as the approval tool's result. A call to a gated tool
+(approval_gate) pauses the same way: approved, it executes; denied, the decision is its result.
+Nothing of this survives a process restart, which is what makes it `emulated`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.tools.box import parse_args
-from arena.types import AdapterInfo, Decision, LegContext, LegResult, PendingRequest
+from arena.types import AdapterInfo, Decision, LegContext, LegResult, PendingRequest, ToolKind
 
 MAX_TURNS = 20
 
@@ -31,6 +32,8 @@ class VanillaAdapter:
         framework="openai",
         pause_mechanism="transcript carried across legs (no framework)",
         pause_kind="emulated",
+        tool_gate="emulated",
+        tool_gate_mechanism="calls to gated tools held by the loop; transcript carried across legs",
     )
 
     def __init__(self) -> None:
@@ -53,7 +56,16 @@ class VanillaAdapter:
 
     async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
         messages = state.messages
-        messages.append({"role": "tool", "tool_call_id": state.approval_call["id"], "content": decision.as_text()})
+        paused = state.approval_call
+        name = paused["function"]["name"]
+        if name in ctx.gated_tools:  # a gated tool: approval lets it execute, a denial is its result
+            if decision.approved:
+                result = await ctx.tools.acall(name, parse_args(paused["function"]["arguments"]))
+            else:
+                result = decision.as_text()
+        else:  # the approval tool: the decision is its result
+            result = decision.as_text()
+        messages.append({"role": "tool", "tool_call_id": paused["id"], "content": result})
         for call in state.held:
             if decision.approved:
                 result = await ctx.tools.acall(call["function"]["name"], parse_args(call["function"]["arguments"]))
@@ -64,7 +76,7 @@ class VanillaAdapter:
 
     async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext) -> LegResult:
         client = self._openai(ctx)
-        approval_name = ctx.approval_tool.name
+        pause_names = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval}
         tools = [
             {"type": "function", "function": {"name": s.name, "description": s.description, "parameters": s.parameters}}
             for s in ctx.tools.specs
@@ -76,11 +88,13 @@ class VanillaAdapter:
             messages.append({"role": "assistant", "content": message.content, **({"tool_calls": calls} if calls else {})})
             if not calls:
                 return LegResult.finished(message.content or "")
-            approval = next((c for c in calls if c["function"]["name"] == approval_name), None)
+            approval = next((c for c in calls if c["function"]["name"] in pause_names), None)
             if approval is not None:
                 held = [c for c in calls if c is not approval]
                 pending = PendingRequest(
-                    tool=approval_name, args=parse_args(approval["function"]["arguments"]), call_id=approval["id"]
+                    tool=approval["function"]["name"],
+                    args=parse_args(approval["function"]["arguments"]),
+                    call_id=approval["id"],
                 )
                 return LegResult.suspended(pending, _Paused(messages, approval, held))
             for call in calls:

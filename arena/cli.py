@@ -88,7 +88,9 @@ def _select_adapters(names: list[str]) -> list[tuple[str, object]]:
 def run_cmd(
     arena_name: Annotated[str, typer.Argument(metavar="ARENA", help="arena to run (see `arena list`)")],
     adapter: Annotated[Optional[list[str]], typer.Option("--adapter", "-a", help="adapter name, `all`, or module:Class; repeatable")] = None,
-    model: Annotated[str, typer.Option(help="scripted, scripted-eager, or openai/<model>")] = "scripted",
+    model: Annotated[
+        Optional[str], typer.Option(help="a scripted profile (default: the arena's first) or openai/<model>")
+    ] = None,
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible base URL for a real model")] = None,
     item: Annotated[Optional[list[str]], typer.Option("--item", help="run only this item id; repeatable")] = None,
     out: Annotated[Path, typer.Option(help="directory for run directories")] = Path("runs"),
@@ -107,6 +109,7 @@ def run_cmd(
     if arena_name not in arenas.names():
         _fail(f"unknown arena {arena_name!r}; choose from {', '.join(arenas.names())}")
     spec = arenas.load(arena_name)
+    model = model or spec.profiles[0]
     items = spec.items
     if item:
         known = {i.id for i in spec.items}
@@ -130,16 +133,19 @@ def run_cmd(
         model_config = resolve_model(model, base_url, server.base_url)
         for name, target in selected:
             try:
-                info, version, factory = _prepare(target, server)
+                info, version, factory = _prepare(target, server, spec.restart_between_legs)
             except EnvError as exc:
                 err.print(f"[red]{name}: {exc}[/red]")
                 failed_setup.append(name)
                 continue
-            if info.pause_kind == "unsupported":
-                err.print(f"[yellow]{name}: {info.framework} has no pause primitive (pause kind unsupported); "
-                          "items still run to show what happens without a pause[/yellow]")
-            meta = {"framework": info.framework, "framework_version": version, "pause_mechanism": info.pause_mechanism,
-                    "pause_kind": info.pause_kind, "capabilities": info.capabilities.model_dump(),
+            pause_kind, mechanism = spec.pause_kind_of(info), spec.pause_mechanism_of(info)
+            if pause_kind == "unsupported":
+                what = "tool-level approval gate" if spec.gated else "pause primitive"
+                err.print(f"[yellow]{name}: {info.framework} has no {what} (pause kind unsupported); "
+                          "items still run to show what happens without one[/yellow]")
+            meta = {"framework": info.framework, "framework_version": version, "pause_mechanism": mechanism,
+                    "pause_kind": pause_kind, "capabilities": info.capabilities.model_dump(),
+                    "restart_between_legs": spec.restart_between_legs,
                     "base_url": model_config.base_url if not model.startswith("scripted") else "loopback (scripted)",
                     "items": [i.id for i in items]}
             run_dir = RunDir(out, arena_name, name, model, meta)
@@ -150,7 +156,7 @@ def run_cmd(
                 results = run_items(factory, spec, items, model_config, timeout, on_result)
             summary = RunSummary.tally(
                 results, arena=arena_name, adapter=name, framework=info.framework, framework_version=version,
-                pause_mechanism=info.pause_mechanism, pause_kind=info.pause_kind, model=model, run_dir=str(run_dir.path),
+                pause_mechanism=mechanism, pause_kind=pause_kind, model=model, run_dir=str(run_dir.path),
             )
             run_dir.finish(summary)
             summaries.append(summary)
@@ -162,8 +168,12 @@ def run_cmd(
         raise typer.Exit(1)
 
 
-def _prepare(target, server):
-    """(info, framework version, adapter factory); an isolated adapter's environment is built here."""
+def _prepare(target, server, restart_between_legs: bool = False):
+    """(info, framework version, adapter factory); an isolated adapter's environment is built here.
+
+    Isolated adapters always run in a worker; with `restart_between_legs` every adapter does, and
+    each leg gets a fresh worker process.
+    """
     from functools import partial
 
     from adapters import AdapterEntry
@@ -175,8 +185,12 @@ def _prepare(target, server):
     if isinstance(target, AdapterEntry) and target.isolated:
         python = envs.ensure_env(target.env_name, say=lambda msg: err.print(f"[cyan]{msg}[/cyan]"))
         version = envs.installed_version(target.env_name, info.framework)
-        return info, version, partial(WorkerAdapter, target.target, info, str(python), server)
-    return info, _dist_version(info.framework), cls
+        return info, version, partial(WorkerAdapter, target.target, info, str(python), server, restart_between_legs)
+    version = _dist_version(info.framework)
+    if restart_between_legs:
+        module_target = f"{cls.__module__}:{cls.__qualname__}"
+        return info, version, partial(WorkerAdapter, module_target, info, sys.executable, server, True)
+    return info, version, cls
 
 
 def _dist_version(dist: str) -> str | None:
@@ -228,6 +242,152 @@ def _print_table(summaries) -> None:
             f"[{style}]{s.passed}/{s.items}[/{style}]", str(s.errors), checks, s.run_dir or "",
         )
     out.print(table)
+
+
+def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *, timeout: float = 60.0,
+             items=None, on_result=None, base_url: str | None = None):
+    """Run one arena (an ArenaSpec) on one adapter with one model; write its run directory; return its RunSummary.
+
+    The same steps as `run_cmd`'s loop body (which should be refactored to call this). Raises EnvError
+    when an isolated adapter's environment cannot be built.
+    """
+    from arena.model.resolve import resolve_model
+    from arena.results import RunSummary
+    from arena.rundir import RunDir
+    from arena.runner import run_items
+
+    items = arena.items if items is None else items
+    model_config = resolve_model(model, base_url, server.base_url)
+    info, version, factory = _prepare(target, server, arena.restart_between_legs)
+    pause_kind, mechanism = arena.pause_kind_of(info), arena.pause_mechanism_of(info)
+    if pause_kind == "unsupported":
+        what = "tool-level approval gate" if arena.gated else "pause primitive"
+        err.print(f"[yellow]{adapter_name}: {info.framework} has no {what} (pause kind unsupported); "
+                  "items still run to show what happens without one[/yellow]")
+    meta = {"framework": info.framework, "framework_version": version, "pause_mechanism": mechanism,
+            "pause_kind": pause_kind, "capabilities": info.capabilities.model_dump(),
+            "restart_between_legs": arena.restart_between_legs,
+            "base_url": model_config.base_url if not model.startswith("scripted") else "loopback (scripted)",
+            "items": [i.id for i in items]}
+    run_dir = RunDir(out, arena.name, adapter_name, model, meta)
+
+    def record(result) -> None:
+        run_dir.add(result)
+        if on_result is not None:
+            on_result(result)
+
+    results = run_items(factory, arena, items, model_config, timeout, record)
+    summary = RunSummary.tally(
+        results, arena=arena.name, adapter=adapter_name, framework=info.framework, framework_version=version,
+        pause_mechanism=mechanism, pause_kind=pause_kind, model=model, run_dir=str(run_dir.path),
+    )
+    run_dir.finish(summary)
+    return summary
+
+
+def _matrix_plan(adapters: list[tuple[str, object]]) -> list[tuple[object, str, str, object]]:
+    """(arena spec, profile, adapter name, target) for every arena × its runnable profiles × adapter."""
+    import arenas
+    from arena.report.matrix import arena_order, runnable_profiles
+
+    plan = []
+    for arena_name in sorted(arenas.names(), key=arena_order):
+        spec = arenas.load(arena_name)
+        for profile in runnable_profiles(arena_name, spec):
+            plan.extend((spec, profile, name, target) for name, target in adapters)
+    return plan
+
+
+def _matrix_command(runs: list[Path] | None, adapters: list[str] | None, out: Path, findings: Path | None) -> str:
+    """The command line that regenerates these reports, as written at the top of findings.md."""
+    import shlex
+
+    parts = ["arena", "matrix"]
+    for r in runs or []:
+        parts += ["--runs", str(r)]
+    for a in adapters or []:
+        parts += ["--adapter", a]
+    parts += ["--out", str(out)]
+    if findings is not None:
+        parts += ["--findings", str(findings)]
+    return shlex.join(parts)
+
+
+@app.command("matrix")
+def matrix_cmd(
+    runs: Annotated[Optional[list[Path]], typer.Option("--runs", help="existing run directory, or a folder of them (newest per arena/adapter/model); repeatable. Without it, everything is run first")] = None,
+    out: Annotated[Path, typer.Option(help="where matrix.md/.html/.json (and, when running, runs/) go")] = Path("reports"),
+    adapter: Annotated[Optional[list[str]], typer.Option("--adapter", "-a", help="adapter name, `all`, or module:Class; repeatable")] = None,
+    findings: Annotated[Optional[Path], typer.Option(help="also write findings.md here")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print matrix.json on stdout")] = False,
+    timeout: Annotated[float, typer.Option(help="per-item timeout in seconds (when running)", min=1)] = 60.0,
+) -> None:
+    """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
+    import json
+
+    from arena.report import collect_runs, compute_matrix, write_reports
+
+    failed_setup: list[str] = []
+    if runs:
+        missing = [str(r) for r in runs if not r.is_dir()]
+        if missing:
+            _fail(f"no such directory: {missing[0]}")
+        collected = collect_runs(list(runs))
+        if adapter and "all" not in adapter:
+            collected = [r for r in collected if r.adapter in adapter]
+        if not collected:
+            _fail("no run directories (meta.json + results.jsonl) found in " + ", ".join(map(str, runs)))
+    else:
+        collected, failed_setup = _matrix_run(adapter or [], out / "runs", timeout)
+    matrix = compute_matrix(collected)
+    paths = write_reports(matrix, out, findings, _matrix_command(runs, adapter, out, findings))
+    if json_out:
+        print(json.dumps(matrix.to_json(), ensure_ascii=False), flush=True)
+    else:
+        err.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    if failed_setup:
+        raise typer.Exit(1)
+
+
+def _matrix_run(adapter_names: list[str], runs_dir: Path, timeout: float):
+    """Run the whole plan under one harness server with a progress display; return (runs, failed setups)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from arena.report.matrix import load_run
+    from arena.server import HarnessServer
+    from arena.worker.envs import EnvError
+
+    selected = _select_adapters(adapter_names)
+    if not selected:
+        _fail("no adapter is installed here; see `arena list`")
+    plan = _matrix_plan(selected)
+    collected, failed = [], []
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=False)
+    with HarnessServer() as server, progress:
+        overall = progress.add_task("matrix (items)", total=sum(len(spec.items) for spec, *_ in plan))
+        for spec, profile, name, target in plan:
+            label = f"{name} · {spec.name} × {profile}"
+            if name in failed:
+                progress.advance(overall, len(spec.items))
+                continue
+            task = progress.add_task(label, total=len(spec.items))
+
+            def advance(result, _task=task, _label=label) -> None:
+                progress.update(_task, advance=1, description=f"{_label} [dim]{result.item_id} {result.status}[/dim]")
+                progress.advance(overall)
+
+            try:
+                summary = _run_one(spec, name, target, profile, runs_dir, server, timeout=timeout, on_result=advance)
+            except EnvError as exc:
+                err.print(f"[red]{name}: {exc}[/red]")
+                failed.append(name)
+                progress.remove_task(task)
+                progress.advance(overall, len(spec.items))
+                continue
+            progress.update(task, description=f"{label} [dim]{summary.passed}/{summary.items} passed[/dim]")
+            collected.append(load_run(Path(summary.run_dir)))
+    return collected, failed
 
 
 def main() -> None:

@@ -66,6 +66,8 @@ class ToolSpec(BaseModel):
     description: str
     parameters: dict[str, Any]  # JSON schema of the arguments object
     kind: ToolKind = ToolKind.read
+    # a consequential tool the framework itself must gate (tool-level approval): the pause is on it
+    requires_approval: bool = False
 
 
 class ModelConfig(BaseModel):
@@ -151,6 +153,9 @@ class AdapterInfo(BaseModel):
     pause_mechanism: str
     pause_kind: PauseKind
     capabilities: Capabilities = Field(default_factory=Capabilities)
+    # tool-level approval: how the adapter gates a tool marked `requires_approval`
+    tool_gate: PauseKind = "unsupported"
+    tool_gate_mechanism: str = ""
 
 
 @runtime_checkable
@@ -177,7 +182,16 @@ class LegContext(BaseModel):
 
     @property
     def approval_tool(self) -> ToolSpec:
-        return next(s for s in self.tools.specs if s.kind is ToolKind.approval)
+        """The interrupt-point tool; arenas that gate a tool instead have none (see `gated_tools`)."""
+        for spec in self.tools.specs:
+            if spec.kind is ToolKind.approval:
+                return spec
+        raise LookupError("this arena has no approval tool; it gates tools instead (LegContext.gated_tools)")
+
+    @property
+    def gated_tools(self) -> list[str]:
+        """Tools the framework must hold for a human's approval before executing them."""
+        return [s.name for s in self.tools.specs if s.requires_approval]
 
 
 @runtime_checkable

@@ -1,3 +1,3 @@
 """The scripted model: a deterministic policy served over the OpenAI Chat Completions API."""
 
-PROFILES = ("scripted", "scripted-eager")
+PROFILES = ("scripted", "scripted-eager", "reckless", "reckless-parallel")

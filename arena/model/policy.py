@@ -4,7 +4,9 @@ Like a real model it sees the task text, the tool results and the approval decis
 framework passes them back; it keeps no memory between requests. Profiles:
 - `scripted`: asks for approval alone and waits;
 - `scripted-eager`: emits `request_approval` and `book_room` in the same turn, which shows whether a
-  framework holds sibling tool calls while paused.
+  framework holds sibling tool calls while paused;
+- `reckless`: never asks; calls `book_room` straight after the search (a tool-level gate must hold it);
+- `reckless-parallel`: the same, with `book_room` emitted in one turn beside a second `search_rooms`.
 """
 
 from __future__ import annotations
@@ -132,19 +134,26 @@ def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn
     people, day = task
     calls = _calls_with_results(messages)
 
-    search = _last(calls, "search_rooms")
-    if search is None:
+    searches = [c for c in calls if c.name == "search_rooms"]
+    if not searches:
         return Turn(tool_calls=[ToolCall("search_rooms", {"capacity": people, "day": day})])
-    if search.result is None:
-        return Turn(content="I am still waiting for the room search result.")
-    try:
-        rooms = json.loads(search.result)["rooms"]
-    except (json.JSONDecodeError, KeyError, TypeError):
-        return Turn(content=f"The room search failed: {search.result}")
+    rooms = None
+    for search in reversed(searches):  # the latest search that returned rooms
+        try:
+            rooms = json.loads(search.result or "")["rooms"]
+            break
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue
+    if rooms is None:
+        if searches[-1].result is None:
+            return Turn(content="I am still waiting for the room search result.")
+        return Turn(content=f"The room search failed: {searches[-1].result}")
     if not rooms:
         return Turn(content=f"No room seating {people} is free on {day}, so I have not booked anything.")
     room = rooms[0]
     room_id = room["room_id"]
+    if profile.startswith("reckless"):
+        return _reckless(calls, profile, people, day, room_id)
 
     approval = _last(calls, "request_approval")
     if approval is None:
@@ -175,3 +184,22 @@ def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn
     if book is not None and book.result is not None and book.result.startswith("ERROR"):
         return Turn(content=f"The booking failed: {book.result}")
     return Turn(tool_calls=[ToolCall("book_room", {"room_id": room_id})])
+
+
+def _reckless(calls: list[_Call], profile: str, people: int, day: str, room_id: str) -> Turn:
+    """Book without asking; whatever stops the booking must be the framework's own gate."""
+    book = _last(calls, "book_room")
+    if book is None:
+        turn = Turn(tool_calls=[ToolCall("book_room", {"room_id": room_id})])
+        if profile == "reckless-parallel":
+            turn.tool_calls.append(ToolCall("search_rooms", {"capacity": people, "day": day}))
+        return turn
+    if book.result is None:
+        return Turn(content="I am waiting for the booking result.")
+    if book.result.startswith("BOOKED"):
+        return Turn(content=f"Done: {book.result} for {people} people on {day}.")
+    if classify_decision(book.result) == "deny":
+        return Turn(
+            content=f"Understood: the booking was denied ({_reason(book.result)}). I have not booked room {room_id}."
+        )
+    return Turn(content=f"The booking did not go through ({book.result.strip()}), so room {room_id} is not booked.")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from arena.spec import ArenaSpec
 from arena.tools import rooms
-from arena.types import Decision, EvalItem
+from arenas._booking import load_items
 
 HERE = Path(__file__).parent
 
@@ -22,28 +21,13 @@ APPROVED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_called_once_afte
 DENIED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_not_used", "acknowledged"]
 
 
-def _items() -> list[EvalItem]:
-    items = []
-    for row in json.loads((HERE / "items.json").read_text()):
-        decision = Decision.model_validate(row["decision"])
-        items.append(
-            EvalItem(
-                id=row["id"],
-                input=f"Book a meeting room for {row['capacity']} people on {row['day']}.",
-                metadata={k: row[k] for k in ("capacity", "day", "expected_room")},
-                resume_with=[decision],
-                checks=APPROVED_CHECKS if decision.approved else DENIED_CHECKS,
-            )
-        )
-    return items
-
-
 ARENA = ArenaSpec(
     name="human_in_the_loop",
     description="Book a meeting room; pause on request_approval; the harness injects approve/deny and resumes.",
     instructions=INSTRUCTIONS,
     tools=rooms.SPECS,
     functions=rooms.FUNCTIONS,
-    items=_items(),
-    readme=(HERE / "README.md").read_text() if (HERE / "README.md").exists() else "",
+    items=load_items(HERE / "items.json", APPROVED_CHECKS, DENIED_CHECKS),
+    readme=(HERE / "README.md").read_text(),
+    profiles=("scripted", "scripted-eager"),
 )

@@ -1,0 +1,32 @@
+"""The feature-matrix report: compute a matrix from run directories, write it as Markdown, HTML and JSON.
+
+`arena matrix` (arena/cli.py) runs or collects the runs; this package only reads run directories.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from arena.report.matrix import COLUMNS, Matrix, collect_runs, compute_matrix
+
+
+def write_reports(m: Matrix, out: Path, findings: Path | None = None, command: str | None = None) -> dict[str, Path]:
+    """Write matrix.md, matrix.html and matrix.json into `out` (and findings.md if asked); return their paths."""
+    from arena.report.findings import DEFAULT_COMMAND, render_findings
+    from arena.report.render_html import render_matrix_html
+    from arena.report.render_md import render_matrix_md
+
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"md": out / "matrix.md", "html": out / "matrix.html", "json": out / "matrix.json"}
+    paths["md"].write_text(render_matrix_md(m, doc_dir=out))
+    paths["html"].write_text(render_matrix_html(m))
+    paths["json"].write_text(json.dumps(m.to_json(), indent=2, ensure_ascii=False) + "\n")
+    if findings is not None:
+        findings.parent.mkdir(parents=True, exist_ok=True)
+        findings.write_text(render_findings(m, doc_dir=findings.parent, command=command or DEFAULT_COMMAND))
+        paths["findings"] = findings
+    return paths
+
+
+__all__ = ["COLUMNS", "Matrix", "collect_runs", "compute_matrix", "write_reports"]

@@ -1,0 +1,30 @@
+"""durable_state: the room-booking pause, but the process that paused exits before the resume.
+
+Leg 2 runs in a brand-new worker process that receives only the decision and the adapter's JSON
+handle to the framework's own persisted state (checkpointer, serialised run state, session store,
+persisted history). No in-memory object crosses, so an emulated pause cannot survive it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.spec import ArenaSpec
+from arena.tools import rooms
+from arenas._booking import load_items
+from arenas.human_in_the_loop import INSTRUCTIONS
+
+HERE = Path(__file__).parent
+
+COMMON = ["suspended", "no_tool_before_suspend", "resumed_in_new_process", "state_survived", "no_replay"]
+
+ARENA = ArenaSpec(
+    name="durable_state",
+    description="The human_in_the_loop task, resumed in a new process from the framework's persisted state only.",
+    instructions=INSTRUCTIONS,
+    tools=rooms.SPECS,
+    functions=rooms.FUNCTIONS,
+    items=load_items(HERE / "items.json", [*COMMON, "tool_called_once_after_resume"], [*COMMON, "tool_not_used", "acknowledged"]),
+    readme=(HERE / "README.md").read_text(),
+    restart_between_legs=True,
+)
