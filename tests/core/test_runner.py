@@ -61,10 +61,10 @@ def test_pausing_on_the_wrong_tool_fails_suspended(run_adapter):
 
 
 def test_a_hanging_item_times_out_and_the_others_still_run(run_adapter):
-    results = run_adapter(HangsOnOneItem, items=["hitl-02", "hitl-03", "hitl-04"], timeout_s=2)
+    results = run_adapter(HangsOnOneItem, items=["hitl-02", "hitl-03", "hitl-04"], timeout_s=8)
     by_id = {r.item_id: r for r in results}
     assert by_id["hitl-03"].status == "errored"
-    assert by_id["hitl-03"].error == "timed out after 2s"
+    assert by_id["hitl-03"].error == "timed out after 8s"
     assert by_id["hitl-02"].status == by_id["hitl-04"].status == "passed"
 
 

@@ -69,9 +69,9 @@ def test_a_worker_killed_mid_leg_errors_that_item_only(worker_run):
 
 
 def test_a_hung_worker_is_killed_with_its_children(worker_run, tmp_path):
-    results, workers = worker_run("tests.fakes:HangsWithAChild", VanillaAdapter.info, items=["hitl-02", "hitl-03", "hitl-04"], timeout_s=5)
+    results, workers = worker_run("tests.fakes:HangsWithAChild", VanillaAdapter.info, items=["hitl-02", "hitl-03", "hitl-04"], timeout_s=15)
     by_id = {r.item_id: r for r in results}
-    assert by_id["hitl-03"].status == "errored" and by_id["hitl-03"].error == "timed out after 5s"
+    assert by_id["hitl-03"].status == "errored" and by_id["hitl-03"].error == "timed out after 15s"
     assert by_id["hitl-02"].status == by_id["hitl-04"].status == "passed"
     pids = [p for w in workers for p in w.pids]
     assert len(pids) == 3
