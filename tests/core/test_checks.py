@@ -95,3 +95,50 @@ def test_acknowledged_fails(events):
 def test_run_checks_uses_the_items_declared_checks():
     item = ITEM.model_copy(update={"checks": ["tool_not_used", "acknowledged"]})
     assert [c.name for c in run_checks(item, GOOD_DENIED, HITL)] == ["tool_not_used", "acknowledged"]
+
+
+def _pids(events, leg0_pid, leg1_pid):
+    return [e.model_copy(update={"pid": leg0_pid if e.leg == 0 else leg1_pid}) if e.type != "tool_call" else e for e in events]
+
+
+def test_resumed_in_new_process():
+    assert check("resumed_in_new_process", _pids(GOOD_APPROVED, 100, 200)).passed
+    same = check("resumed_in_new_process", _pids(GOOD_APPROVED, 100, 100))
+    assert not same.passed and "both legs ran in process 100" in same.reason
+    assert not check("resumed_in_new_process", trace(("tool", "search_rooms"), ("final", "x"))).passed
+
+
+def _with_room(events, room="R102"):
+    out = []
+    for e in events:
+        if e.type == "suspended":
+            e = e.model_copy(update={"args": {"summary": f"Book room {room} for 3 people"}})
+        if e.type == "tool_call" and e.tool == "book_room":
+            e = e.model_copy(update={"args": {"room_id": "R102"}})
+        out.append(e)
+    return out
+
+
+def test_state_survived():
+    assert check("state_survived", _with_room(GOOD_APPROVED)).passed
+    other = check("state_survived", _with_room(GOOD_APPROVED, room="R401"))
+    assert not other.passed and "not R401" in other.reason
+    denied = trace(("suspend",), ("resume", DENY), ("final", "The booking was denied. I have not booked room R102."))
+    assert check("state_survived", _with_room(denied)).passed
+    forgot = trace(("suspend",), ("resume", DENY), ("final", "What would you like to book?"))
+    assert not check("state_survived", _with_room(forgot)).passed
+
+
+def test_no_replay():
+    assert check("no_replay", GOOD_APPROVED).passed
+    replayed = trace(("tool", "search_rooms"), ("suspend",), ("resume", APPROVE), ("tool", "search_rooms"), ("tool", "book_room"))
+    result = check("no_replay", replayed)
+    assert not result.passed and "search_rooms" in result.reason
+    assert not check("no_replay", trace(("tool", "search_rooms"))).passed
+
+
+def test_suspended_accepts_a_pause_on_a_gated_tool():
+    gate = arenas.load("approval_gate")
+    events = trace(("tool", "search_rooms"), ("suspend", "book_room"), ("resume", APPROVE), ("tool", "book_room"), ("final", "Done"))
+    assert CHECKS["suspended"](ITEM, events, gate).passed
+    assert not CHECKS["suspended"](ITEM, events, HITL).passed  # in human_in_the_loop the pause belongs on request_approval

@@ -100,3 +100,19 @@ def test_user_adapter_by_module_path(tmp_path):
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout)
     assert summary["adapter"] == "books_first" and summary["passed"] == 0 and summary["failed"] == 1
+
+
+def test_approval_gate_defaults_to_its_reckless_profile(tmp_path):
+    r = arena("run", "approval_gate", "-a", "vanilla", "--json", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["model"] == "reckless" and summary["passed"] == 12 and summary["pause_kind"] == "emulated"
+
+
+def test_durable_state_shows_that_an_emulated_pause_does_not_survive_a_restart(tmp_path):
+    r = arena("run", "durable_state", "-a", "vanilla", "--item", "durable-01", "--json", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["errors"] == 1 and summary["passed"] == 0
+    result = json.loads((Path(summary["run_dir"]) / "results.jsonl").read_text())
+    assert "keeps its paused state in memory only; it cannot resume in a new process" in result["error"]

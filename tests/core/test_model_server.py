@@ -115,3 +115,24 @@ def test_policy_reads_content_parts_and_pairs_results_without_ids():
     turn = next_turn(messages)
     assert [c.name for c in turn.tool_calls] == ["request_approval"]
     assert "R9" in turn.tool_calls[0].args["summary"]
+
+
+def test_reckless_profiles_book_without_asking(client):
+    plain = client.chat.completions.create(model="reckless", messages=_after_search(), tools=TOOLS)
+    assert [c.function.name for c in plain.choices[0].message.tool_calls] == ["book_room"]
+    parallel = client.chat.completions.create(model="reckless-parallel", messages=_after_search(), tools=TOOLS)
+    assert [c.function.name for c in parallel.choices[0].message.tool_calls] == ["book_room", "search_rooms"]
+
+
+@pytest.mark.parametrize(
+    "book_result, expected",
+    [("BOOKED R202 (Birch), confirmation X", "Done: BOOKED R202"),
+     ("DENIED: not this week", "Understood: the booking was denied (not this week)"),
+     ("Tool call rejected by the user", "Understood: the booking was denied")],
+)
+def test_reckless_reads_the_gated_result(book_result, expected):
+    messages = _after_search() + [
+        {"role": "assistant", "tool_calls": [{"id": "b1", "type": "function", "function": {"name": "book_room", "arguments": '{"room_id": "R202"}'}}]},
+        {"role": "tool", "tool_call_id": "b1", "content": book_result},
+    ]
+    assert next_turn(messages, "reckless").content.startswith(expected)
