@@ -39,6 +39,10 @@ it via openinference). No hub tools/models are loaded (`add_base_tools=False`), 
 (`LogLevel.OFF`), the `openai` client has `max_retries=0`. Parallel tool calls run with
 `max_tool_threads=1` so the harness's log records a step's calls in the model's order (still all of
 them, as smolagents always does): deterministic traces, nothing held or dropped.
+
+Other arenas: neither adapter has a tool-level gate (`tool_gate` stays `unsupported`): a tool marked
+`requires_approval` is an ordinary tool and runs when called. The emulated adapter's state is not
+JSON, so where legs must resume in a new process the harness refuses the resume (item errored).
 """
 
 from __future__ import annotations
@@ -246,10 +250,10 @@ class SmolagentsEmulatedAdapter(_SmolagentsBase):
     def _step_callbacks(self, ctx: LegContext) -> dict[Any, Any]:
         from smolagents import ActionStep
 
-        approval = ctx.approval_tool.name
+        approval = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval}
 
         def interrupt_on_approval(step: Any, agent: Any) -> None:
-            call = next((c for c in step.tool_calls or [] if c.name == approval), None)
+            call = next((c for c in step.tool_calls or [] if c.name in approval), None)
             if call is not None and step.observations and PENDING in step.observations:
                 self._interrupted = _Interrupted(agent=agent, step=step, call_id=call.id)
                 agent.interrupt()  # takes effect when the next step would start

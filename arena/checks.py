@@ -41,11 +41,15 @@ def _calls(trace: list[TraceEvent], names: list[str]) -> list[TraceEvent]:
 
 
 def _pid_change(trace: list[TraceEvent]) -> tuple[TraceEvent, TraceEvent] | None:
-    """The first suspension and the first event of the next leg that was reported by a process."""
+    """The first suspension and the first event of the next leg that the leg's own process reported.
+
+    Only `suspended` and `final` events carry the pid of the process that ran the leg; `resumed`
+    and error events are written by the harness itself.
+    """
     pause = _first_suspension(trace)
     if pause is None:
         return None
-    after = next((e for e in trace if e.leg == pause.leg + 1 and e.type in ("suspended", "final", "error")), None)
+    after = next((e for e in trace if e.leg == pause.leg + 1 and e.type in ("suspended", "final")), None)
     return (pause, after) if after is not None else None
 
 

@@ -11,6 +11,7 @@ framework passes them back; it keeps no memory between requests. Profiles:
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -51,6 +52,71 @@ def text_of(content: Any) -> str:
                 parts.append(str(part))
         return "\n".join(p for p in parts if p)
     return str(content)
+
+
+# Tool history sent as text (smolagents' ToolCallingAgent): an assistant message ending in
+# "Calling tools:\n[<Python repr of the calls: id, type, function{name, arguments(dict)}>]" answered by a
+# user message "Observation:\n<result>[\n<result>...]" (a step's results joined by newlines, in the listed
+# order), which may be merged with the next user text ("New task:\n...", "Call id: ...\nError:\n...", the
+# max-steps final-answer prompt "Based on the above, please provide an answer ...").
+TEXT_CALLS_RE = re.compile(r"(?:^|\n)Calling tools:\n(\[.*\])\s*$", re.DOTALL)
+TEXT_BLOCK_RE = re.compile(r"^(?=Observation:\n|New task:\n|Call id: |Based on the above, please provide)", re.MULTILINE)
+
+
+def _text_calls(text: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """(text before the calls, native tool_calls) of a 'Calling tools:' message, or None."""
+    found = TEXT_CALLS_RE.search(text)
+    if not found:
+        return None
+    try:
+        listed = ast.literal_eval(found.group(1))
+    except (ValueError, SyntaxError):
+        return None
+    if not isinstance(listed, list) or not all(isinstance(c, dict) for c in listed):
+        return None
+    calls = []
+    for i, call in enumerate(listed):
+        fn = call.get("function") or {}
+        args = fn.get("arguments")
+        calls.append(
+            {
+                "id": str(call.get("id") or f"text_call_{i}"),
+                "type": "function",
+                "function": {"name": fn.get("name", ""), "arguments": args if isinstance(args, str) else json.dumps(args or {})},
+            }
+        )
+    return text[: found.start()].strip(), calls
+
+
+def native_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rewrite tool history sent as text into native assistant `tool_calls` and `tool` messages."""
+    out: list[dict[str, Any]] = []
+    pending: list[str] = []  # ids of the latest text calls not answered yet
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant" and not message.get("tool_calls"):
+            parsed = _text_calls(text_of(message.get("content")))
+            if parsed is not None:
+                before, calls = parsed
+                out.append({"role": "assistant", "content": before or None, "tool_calls": calls})
+                pending = [c["id"] for c in calls]
+                continue
+        if role == "user" and pending:
+            rest = []
+            for block in TEXT_BLOCK_RE.split(text_of(message.get("content"))):
+                if block.startswith("Observation:\n") and pending:
+                    body = block[len("Observation:\n") :].strip("\n")
+                    lines = body.split("\n")
+                    results = lines if len(pending) > 1 and len(lines) == len(pending) else [body] * len(pending)
+                    out.extend({"role": "tool", "tool_call_id": cid, "content": r} for cid, r in zip(pending, results))
+                    pending = []
+                elif block.strip():
+                    rest.append(block.strip("\n"))
+            if rest:
+                out.append({"role": "user", "content": "\n".join(rest)})
+            continue
+        out.append(message)
+    return out
 
 
 @dataclass
@@ -123,6 +189,7 @@ def _note(text: str) -> str:
 
 
 def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn:
+    messages = native_messages(messages)
     task = None
     for message in messages:
         if message.get("role") == "user":

@@ -1,0 +1,343 @@
+"""smolagents: no pause primitive. `SmolagentsAdapter` is `unsupported` (request_approval is just a tool and
+the run goes to completion); `SmolagentsEmulatedAdapter` is `emulated` (step callback + agent.interrupt(),
+resumed with agent.run(task, reset=False) on the live agent).
+
+smolagents sends its tool history as TEXT ("Calling tools:\\n[...]" assistant messages answered by
+"Observation:\\n..." user messages), never as native tool_calls / role "tool" messages. The tests that need
+the scripted policy to follow that history (to get past search_rooms) are skipped, with that reason, while
+the policy cannot read it; the wire-format, no-error and unsupported-never-suspends tests run regardless.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from importlib import metadata
+
+import pytest
+
+pytest.importorskip("smolagents")
+
+import arenas  # noqa: E402
+from adapters import AdapterEntry  # noqa: E402
+from adapters.smolagents import PENDING, SmolagentsAdapter, SmolagentsEmulatedAdapter  # noqa: E402
+from tests.conftest import normalised  # noqa: E402
+
+APPROVAL = "request_approval"
+ITEMS = {i.id: i for i in arenas.load("human_in_the_loop").items}
+NOT_APPROVED = "NOT APPROVED: request_approval was executed instead of pausing for a human"
+
+
+def _policy_reads_smolagents_history() -> bool:
+    """Feed the real policy smolagents' own serialisation of 'task, then one search_rooms step'."""
+    from smolagents.memory import ActionStep, TaskStep, ToolCall
+    from smolagents.models import get_clean_message_list, tool_role_conversions
+    from smolagents.monitoring import Timing
+
+    from arena.model.policy import next_turn
+    from arena.tools.rooms import search_rooms
+
+    steps = TaskStep(task="Book a meeting room for 3 people on Monday.").to_messages() + ActionStep(
+        step_number=1,
+        timing=Timing(start_time=0.0),
+        tool_calls=[ToolCall(name="search_rooms", arguments={"capacity": 3, "day": "Monday"}, id="call_0")],
+        observations=search_rooms(3, "Monday"),
+    ).to_messages()
+    messages = json.loads(json.dumps(get_clean_message_list(steps, role_conversions=tool_role_conversions)))
+    turn = next_turn([{"role": "system", "content": "x"}, *messages])
+    return [c.name for c in turn.tool_calls] == [APPROVAL]
+
+
+needs_text_history = pytest.mark.skipif(
+    not _policy_reads_smolagents_history(),
+    reason="the scripted policy does not read smolagents' text tool history ('Calling tools:' / 'Observation:') yet",
+)
+
+
+@pytest.fixture(scope="module")
+def no_network():
+    """Every connection the module's runs open must go to loopback; anything else is refused and recorded."""
+    attempts: list[object] = []
+    real_connect, real_getaddrinfo = socket.socket.connect, socket.getaddrinfo
+    loopback = {"127.0.0.1", "localhost", "::1"}
+
+    def connect(self, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in loopback:
+            attempts.append(address)
+            raise OSError(f"test forbids non-loopback connection to {address!r}")
+        return real_connect(self, address)
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host not in loopback and host is not None:
+            attempts.append(host)
+            raise socket.gaierror(f"test forbids resolving {host!r}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect, socket.getaddrinfo = connect, getaddrinfo
+    try:
+        yield attempts
+    finally:
+        socket.socket.connect, socket.getaddrinfo = real_connect, real_getaddrinfo
+
+
+def _with_wire(server, run):
+    before = len(server.chat.requests)
+    results = run()
+    return results, server.chat.requests[before:]
+
+
+@pytest.fixture(scope="module")
+def emulated(run_adapter, server, no_network):
+    return _with_wire(server, lambda: run_adapter(SmolagentsEmulatedAdapter))
+
+
+@pytest.fixture(scope="module")
+def emulated_eager(run_adapter, no_network):
+    return run_adapter(SmolagentsEmulatedAdapter, profile="scripted-eager")
+
+
+@pytest.fixture(scope="module")
+def unsupported(run_adapter, server, no_network):
+    return _with_wire(server, lambda: run_adapter(SmolagentsAdapter))
+
+
+@pytest.fixture(scope="module")
+def unsupported_eager(run_adapter, no_network):
+    return run_adapter(SmolagentsAdapter, profile="scripted-eager")
+
+
+@pytest.fixture(scope="module")
+def vanilla(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla")}
+
+
+@pytest.fixture(scope="module")
+def vanilla_eager(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
+
+
+def _text(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content)
+    return content or ""
+
+
+# -- info ------------------------------------------------------------------------------------------
+
+
+def test_info():
+    version = metadata.version("smolagents")
+    assert SmolagentsAdapter.info.name == "smolagents"
+    assert SmolagentsAdapter.info.pause_kind == "unsupported"
+    assert SmolagentsEmulatedAdapter.info.name == "smolagents_emulated"
+    assert SmolagentsEmulatedAdapter.info.pause_kind == "emulated"
+    for cls in (SmolagentsAdapter, SmolagentsEmulatedAdapter):
+        assert cls.info.framework == "smolagents"
+        # the registry entries the lead adds: the reported version is the installed distribution's
+        entry = AdapterEntry(cls.info.name, f"adapters.smolagents:{cls.__name__}", "smolagents")
+        assert entry.version == version and entry.available and entry.load() is cls
+    unsupported = SmolagentsAdapter.info.capabilities
+    assert not (unsupported.deny_reason or unsupported.approve_note or unsupported.free_text)
+    emulated = SmolagentsEmulatedAdapter.info.capabilities
+    assert emulated.deny_reason and emulated.approve_note and emulated.free_text
+
+
+# -- what goes over the wire (independent of the policy) ---------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["emulated", "unsupported"])
+def test_wire_format_is_text_history(which, request):
+    """smolagents' real OpenAIServerModel: list-of-text-parts content, tool_choice "required", a final_answer
+    tool, stop sequences, and tool history as text only (no assistant tool_calls, no role "tool").
+    While the policy cannot read that history, every run hits max_steps=20 (search_rooms each step) and
+    ends with smolagents' tool-less final-answer request."""
+    _, requests = request.getfixturevalue(which)
+    assert requests
+    saw_text_calls = saw_observation = False
+    for body in requests:
+        if "tools" in body:
+            assert body["tool_choice"] == "required"
+            assert {t["function"]["name"] for t in body["tools"]} == {"search_rooms", APPROVAL, "book_room", "final_answer"}
+            assert body["stop"] == ["Observation:", "Calling tools:"]
+        else:  # only after max_steps: smolagents' provide_final_answer asks for a plain-text answer
+            assert "Based on the above, please provide an answer" in _text(body["messages"][-1])
+        for m in body["messages"]:
+            assert m["role"] in ("system", "user", "assistant")
+            assert "tool_calls" not in m
+            assert isinstance(m["content"], list) and all(p["type"] == "text" for p in m["content"])
+            text = _text(m)
+            saw_text_calls |= m["role"] == "assistant" and text.startswith("Calling tools:\n[{'id': ")
+            saw_observation |= m["role"] == "user" and text.startswith("Observation:\n")
+    assert saw_text_calls and saw_observation
+
+
+def test_nothing_left_loopback(emulated, emulated_eager, unsupported, unsupported_eager, no_network):
+    assert no_network == []
+
+
+# -- unsupported: never pauses ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["unsupported", "unsupported_eager"])
+def test_unsupported_never_suspends(which, request):
+    results = request.getfixturevalue(which)
+    results = results[0] if isinstance(results, tuple) else results
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "failed", (r.item_id, r.error)  # never errored
+        assert r.legs == 1
+        assert not any(e.type in ("suspended", "resumed") for e in r.trace), r.item_id
+        checks = {c.name: c for c in r.checks}
+        assert not checks["suspended"].passed
+        assert checks["suspended"].reason == "no suspended state was observed: the run never paused"
+
+
+@needs_text_history
+def test_unsupported_trace_and_checks(unsupported, vanilla):
+    """request_approval is executed by the harness ("NOT APPROVED: ..."), the model reads that as a
+    denial and finishes: no booking on any item, so approved items fail tool_called_once_after_resume
+    and denied items still pass tool_not_used and acknowledged."""
+    results, _ = unsupported
+    for r in results:
+        v = normalised(vanilla[r.item_id])
+        got = normalised(r)
+        summary = next(e for e in v if e["type"] == "suspended")["args"]["summary"]
+        assert got[0] == v[0] and got[0]["tool"] == "search_rooms", r.item_id
+        assert got[1] == {
+            "leg": 0,
+            "type": "tool_call",
+            "tool": APPROVAL,
+            "args": {"summary": summary},
+            "result": f"{NOT_APPROVED} ({summary})",
+        }
+        assert got[2]["type"] == "final" and got[2]["text"].startswith("Understood: the booking was denied (")
+        assert len(got) == 3
+        failed = {c.name for c in r.checks if not c.passed}
+        if ITEMS[r.item_id].resume_with[0].approved:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+        else:
+            assert failed == {"suspended", "no_tool_before_suspend"}, r.item_id
+
+
+@needs_text_history
+def test_unsupported_eager_books_alongside_the_approval_call(unsupported_eager, vanilla_eager):
+    """scripted-eager: smolagents runs every call of a step; book_room runs right after the (executed)
+    request_approval, so every item books: denied items now fail tool_not_used as well."""
+    for r in unsupported_eager:
+        got = normalised(r)
+        assert [(e["type"], e.get("tool")) for e in got] == [
+            ("tool_call", "search_rooms"),
+            ("tool_call", APPROVAL),
+            ("tool_call", "book_room"),
+            ("final", None),
+        ], r.item_id
+        assert got[0] == normalised(vanilla_eager[r.item_id])[0]
+        assert got[1]["result"].startswith(NOT_APPROVED) and got[2]["result"].startswith("BOOKED ")
+        failed = {c.name for c in r.checks if not c.passed}
+        if ITEMS[r.item_id].resume_with[0].approved:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+        else:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
+
+
+# -- emulated: agent.interrupt() from a step callback, agent.run(task, reset=False) ----------------------
+
+
+@pytest.mark.parametrize("which", ["emulated", "emulated_eager"])
+def test_emulated_never_errors(which, request):
+    results = request.getfixturevalue(which)
+    results = results[0] if isinstance(results, tuple) else results
+    assert len(results) == 12
+    assert [r.error for r in results] == [None] * 12
+
+
+@needs_text_history
+def test_emulated_scripted_all_items_pass(emulated):
+    results, _ = emulated
+    for r in results:
+        assert r.status == "passed", (r.item_id, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == 2, r.item_id
+
+
+@needs_text_history
+def test_emulated_scripted_traces_equal_vanilla(emulated, vanilla):
+    results, _ = emulated
+    for r in results:
+        assert normalised(r) == normalised(vanilla[r.item_id]), r.item_id
+
+
+@needs_text_history
+def test_emulated_decision_is_the_approval_observation(emulated):
+    """On the wire: the user message answering the request_approval step is "Observation:\\n" + the
+    decision text, followed by the task again (run(task, reset=False) appends a TaskStep). The
+    placeholder observation never reaches the model: the interrupt stops the run before the next call."""
+    results, requests = emulated
+    answered: dict[str, str] = {}  # approval summary -> the observation the model saw
+    for body in requests:
+        messages = body["messages"]
+        assert PENDING not in json.dumps(body)
+        for m, nxt in zip(messages, messages[1:]):
+            text = _text(m)
+            if m["role"] == "assistant" and f"'name': '{APPROVAL}'" in text:
+                summary = text.split("'summary': '", 1)[1].split("'}", 1)[0]
+                answered[summary] = _text(nxt)
+    for r in results:
+        item = ITEMS[r.item_id]
+        pause = next(e for e in r.trace if e.type == "suspended")
+        expected = f"Observation:\n{item.resume_with[0].as_text()}\nNew task:\n{item.input}"
+        assert answered[pause.args["summary"]] == expected, r.item_id
+
+
+@needs_text_history
+def test_emulated_eager_sibling_runs_before_the_pause(emulated_eager, vanilla_eager):
+    """scripted-eager: agent.interrupt() only takes effect between steps, so the book_room of the
+    request_approval step has executed (leg 0) before the run stops. Exact difference from vanilla (which
+    holds the sibling): approved items' book_room moves from leg 1 to leg 0 before `suspended`; denied
+    items gain a leg-0 book_room before `suspended`. The model then sees the earlier BOOKED result and
+    never books again; everything else is identical."""
+    for r in emulated_eager:
+        assert r.status == "failed", r.item_id
+        v = vanilla_eager[r.item_id]
+        assert v.status == "passed"
+        approved = ITEMS[r.item_id].resume_with[0].approved
+        failed = {c.name for c in r.checks if not c.passed}
+        if approved:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+        else:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
+
+        got, expected = normalised(r), normalised(v)
+        if approved:
+            i = next(k for k, e in enumerate(expected) if e["type"] == "tool_call" and e["tool"] == "book_room")
+            book = {**expected.pop(i), "leg": 0}
+        else:
+            assert not any(e.get("tool") == "book_room" for e in expected)
+            book = next(e for e in got if e.get("tool") == "book_room")
+            assert book["leg"] == 0 and book["result"].startswith("BOOKED")
+        s = next(k for k, e in enumerate(expected) if e["type"] == "suspended")
+        expected.insert(s, book)
+        assert got == expected, r.item_id
+        assert sum(e.get("tool") == "book_room" for e in got) == 1
+
+
+@needs_text_history
+def test_emulated_state_is_the_live_agent(run_adapter):
+    """The suspended state is the in-memory ToolCallingAgent (emulated): the same object is resumed."""
+    from smolagents import ToolCallingAgent
+
+    seen = []
+
+    class Spy(SmolagentsEmulatedAdapter):
+        async def resume(self, state, decision, ctx):
+            seen.append(state)
+            assert isinstance(state.agent, ToolCallingAgent)
+            step = state.step
+            assert [c.name for c in step.tool_calls] == [APPROVAL] and step.observations == PENDING
+            return await super().resume(state, decision, ctx)
+
+    (r,) = run_adapter(Spy, items=["hitl-01"])
+    assert r.status == "passed" and len(seen) == 1
+    assert ITEMS["hitl-01"].resume_with[0].as_text() == seen[0].step.observations

@@ -142,3 +142,13 @@ def test_suspended_accepts_a_pause_on_a_gated_tool():
     events = trace(("tool", "search_rooms"), ("suspend", "book_room"), ("resume", APPROVE), ("tool", "book_room"), ("final", "Done"))
     assert CHECKS["suspended"](ITEM, events, gate).passed
     assert not CHECKS["suspended"](ITEM, events, HITL).passed  # in human_in_the_loop the pause belongs on request_approval
+
+
+def test_resumed_in_new_process_ignores_events_the_harness_wrote():
+    rec = TraceRecorder()
+    rec.record("suspended", tool="request_approval", args={}, pid=100)
+    rec.leg = 1
+    rec.record("resumed", decision=APPROVE, pid=200)
+    rec.record("error", text="cannot resume in a new process", pid=200)
+    result = check("resumed_in_new_process", rec.events)
+    assert not result.passed and "no suspension followed by a resumed leg" in result.reason
