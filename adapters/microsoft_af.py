@@ -21,9 +21,17 @@ The approval body never calls the harness for an approved request. If the framew
 without a decision the adapter passed in, the body forwards the call to `ctx.tools`, so the harness
 logs the approval tool as executed and the checks fail: nothing is hidden.
 
+Tool-level gate (approval_gate): a tool marked `requires_approval` (book_room) is a `FunctionTool`
+with `approval_mode="always_require"` whose body is one harness call. The run stops with a
+`function_approval_request` for it, the same pause as above (pending = that call). Resume answers
+`to_function_approval_response(decision.approved)`: approved, the framework runs the body (the harness
+logs book_room in the resumed leg); otherwise it never runs and the framework writes its fixed
+rejection text as book_room's result, so the deny reason (and an approval note) cannot reach the model.
+
 Sibling calls in the approval turn (scripted-eager's `book_room`) are the framework's business:
 with a session it holds non-approval siblings and runs them when the approval batch resumes, as
 "already approved", whatever the decision was. The trace shows it.
+The same holds for reckless-parallel's second `search_rooms` beside a gated book_room.
 """
 
 from __future__ import annotations
@@ -74,6 +82,12 @@ class MicrosoftAFAdapter:
             "to_function_approval_response(approved) from AgentSession.from_dict(session.to_dict())"
         ),
         pause_kind="native",
+        tool_gate="native",
+        tool_gate_mechanism=(
+            'FunctionTool(approval_mode="always_require") on each gated tool -> AgentResponse.user_input_requests '
+            "(function_approval_request); resumed with to_function_approval_response(approved) on the "
+            "AgentSession restored by from_dict; a denial's tool result is the framework's fixed rejection text"
+        ),
         capabilities=Capabilities(
             deny_reason=False,
             approve_note=True,
@@ -82,7 +96,8 @@ class MicrosoftAFAdapter:
                 "The approval response carries only a bool. On approve the framework runs the approval "
                 "tool's body, which the adapter owns and which returns the decision text, so notes and "
                 "answers reach the model as the tool result. On deny the framework writes its own fixed "
-                f"result {REJECTED_RESULT!r}: the reason is dropped."
+                f"result {REJECTED_RESULT!r}: the reason is dropped. Gated tools (approval_gate) get the same bool "
+                "response: a denial is that fixed text, and an approval note has no way to the model."
             ),
         ),
     )
@@ -127,12 +142,14 @@ class MicrosoftAFAdapter:
         async def call(**kwargs: Any) -> str:
             return await ctx.tools.acall(name, kwargs)
 
+        # A gated tool (approval_gate's book_room) uses the same tool-level approval: the framework runs
+        # its body (one harness call) only after an approval response for that call.
         return af.FunctionTool(
             name=name,
             description=spec.description,
             func=call,
             input_model=dict(spec.parameters),
-            approval_mode="never_require",
+            approval_mode="always_require" if spec.requires_approval else "never_require",
         )
 
     async def start(self, ctx: LegContext) -> LegResult:
@@ -146,8 +163,14 @@ class MicrosoftAFAdapter:
         agent = self._agent(ctx)
         session = af.AgentSession.from_dict(state["session"])
         requests = [af.Content.from_dict(r) for r in state["requests"]]
-        approved = decision.kind is not DecisionKind.deny
-        self._grants = [decision.as_text() for _ in requests] if approved else []
+        if state.get("pending") in ctx.gated_tools:
+            # A gated tool: only an approval lets the framework run it (a free answer is not one, as in
+            # vanilla). The response is a bool: a denial becomes the framework's fixed rejection text.
+            approved = decision.approved
+            self._grants = []
+        else:  # the approval tool: approve and answer both run the adapter-owned body with the text
+            approved = decision.kind is not DecisionKind.deny
+            self._grants = [decision.as_text() for _ in requests] if approved else []
         answers = [r.to_function_approval_response(approved) for r in requests]
         response = await agent.run(af.Message(role="user", contents=answers), session=session)
         return self._leg_result(response, session, ctx)
@@ -160,9 +183,9 @@ class MicrosoftAFAdapter:
             return LegResult.errored(f"the run stopped on user-input requests of type {others[0].type!r}")
         if not requests:
             return LegResult.finished(response.text or "")
-        approval = ctx.approval_tool.name
-        first = next((r for r in requests if r.function_call.name == approval), requests[0])
+        pause_tools = [s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval]
+        first = next((r for r in requests if r.function_call.name in pause_tools), requests[0])
         call = first.function_call
         pending = PendingRequest(tool=call.name, args=call.parse_arguments() or {}, call_id=call.call_id)
-        state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests]}
+        state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests], "pending": call.name}
         return LegResult.suspended(pending, state)

@@ -1,5 +1,7 @@
 """pydantic-ai adapter: the approval tool is a deferred tool (`CallDeferred`), the pause is the run's end.
 
+Gated tools use `requires_approval=True` (see "Tool-level gate" below).
+
 The harness tools become `pydantic_ai.Tool.from_schema(...)` tools built from their JSON schemas;
 each wraps one harness call (`ctx.tools.acall`). The approval tool's function raises
 `pydantic_ai.CallDeferred(kind="question")`: pydantic-ai then ends the run with a
@@ -20,6 +22,19 @@ no implementation to run after approval), so it is an externally answered call w
 human's decision; that is `CallDeferred` answered through `DeferredToolResults.calls`. Its kind is
 `'question'` (pydantic-ai's kind for a call that asks the user for content) rather than the default
 `'external'`; both are answered the same way through `DeferredToolResults.calls`.
+
+Tool-level gate (approval_gate): a tool marked `requires_approval` is the same harness call built
+with pydantic-ai's own `requires_approval=True` (set on the `Tool` that `from_schema` built, since
+`from_schema` has no parameter for it). pydantic-ai never calls it on the model's call; the run ends
+with that call in `DeferredToolRequests.approvals`, which is the suspension (pending = the call's
+tool name, args and id). Resume passes `DeferredToolResults(approvals={tool_call_id: True})`, and
+pydantic-ai then executes the held call itself (the harness logs it in the resumed leg), or
+`{tool_call_id: ToolDenied(message=decision.as_text())}`, and the call never runs: the message
+("DENIED: reason") is the call's tool result, what the model reads. `ToolApproved` has no field for
+a note, so an approval note is not carried on this path (vanilla's gate drops it too: an approved
+call's result is the tool's own). The state records which kind of deferral it answers.
+A sibling ordinary call in the gated turn (reckless-parallel's second `search_rooms`) is executed in
+that turn, before the run ends; only the gated call is held.
 
 Nothing here special-cases sibling tool calls: whatever pydantic-ai does with a `book_room` emitted
 in the same turn as request_approval shows up in the harness's tool log. Observed (2.68): pydantic-ai
@@ -59,6 +74,12 @@ class PydanticAIAdapter:
             "deferred_tool_results=DeferredToolResults(calls={tool_call_id: decision text}))"
         ),
         pause_kind="native",
+        tool_gate="native",
+        tool_gate_mechanism=(
+            "Tool(requires_approval=True) on each gated tool: the run ends with DeferredToolRequests.approvals; "
+            "resume with agent.run(message_history=..., deferred_tool_results=DeferredToolResults(approvals="
+            "{tool_call_id: True | ToolDenied(message=decision text)}))"
+        ),
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,
@@ -66,7 +87,9 @@ class PydanticAIAdapter:
             notes=(
                 "The decision is the deferred call's result (DeferredToolResults.calls), a free "
                 "string, so approve notes, deny reasons and free answers all reach the model as the "
-                "request_approval tool result. State = pydantic-ai's own JSON message history + call id."
+                "request_approval tool result. State = pydantic-ai's own JSON message history + call id. "
+                "Gated tools (requires_approval): a denial's text reaches the model as ToolDenied.message; "
+                "ToolApproved has no note field, so an approval note is not carried there."
             ),
         ),
     )
@@ -104,7 +127,12 @@ class PydanticAIAdapter:
                     return await ctx.tools.acall(spec.name, kwargs)
 
                 function = execute
-            return Tool.from_schema(function, name=spec.name, description=spec.description, json_schema=spec.parameters)
+            tool = Tool.from_schema(function, name=spec.name, description=spec.description, json_schema=spec.parameters)
+            # A gated tool: pydantic-ai's own tool-level approval (`Tool(requires_approval=True)`; `from_schema`
+            # has no such parameter, the attribute is what `Tool.tool_def` reads to make the kind 'unapproved').
+            # pydantic-ai then never calls the function until a run is given an approval for that call.
+            tool.requires_approval = spec.requires_approval
+            return tool
 
         self._provider = OpenAIProvider(base_url=ctx.model.base_url, api_key=ctx.model.api_key)
         model = OpenAIChatModel(ctx.model.name, provider=self._provider)
@@ -126,12 +154,19 @@ class PydanticAIAdapter:
         return self._outcome(result, ctx)
 
     async def resume(self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:
-        from pydantic_ai import DeferredToolResults
+        from pydantic_ai import DeferredToolResults, ToolDenied
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
         agent = self._build(ctx)
         history = ModelMessagesTypeAdapter.validate_json(state["messages"])
-        results = DeferredToolResults(calls={state["call_id"]: decision.as_text()})
+        call_id = state["call_id"]
+        if state.get("kind", "question") == "approval":
+            # A gated tool call: approved, pydantic-ai itself executes the held call; otherwise it never
+            # runs and ToolDenied's message becomes its tool result (what the model reads).
+            verdict = True if decision.approved else ToolDenied(message=decision.as_text())
+            results = DeferredToolResults(approvals={call_id: verdict})
+        else:  # the approval tool: the decision is its result
+            results = DeferredToolResults(calls={call_id: decision.as_text()})
         result = await agent.run(message_history=history, deferred_tool_results=results)
         return self._outcome(result, ctx)
 
@@ -141,15 +176,19 @@ class PydanticAIAdapter:
         output = result.output
         if not isinstance(output, DeferredToolRequests):
             return LegResult.finished(output if isinstance(output, str) else str(output))
-        approval_name = ctx.approval_tool.name
-        pending = [c for c in output.calls if c.tool_name == approval_name]
-        others = [c.tool_name for c in output.calls if c.tool_name != approval_name]
-        if output.approvals or others or len(pending) != 1 or output.kind(pending[0].tool_call_id) != "question":
-            # Only request_approval defers, and only once per turn; anything else is not a pause we can answer.
-            names = [c.tool_name for c in output.approvals] + others + [c.tool_name for c in pending]
+        approval_tools = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval}
+        gated = set(ctx.gated_tools)
+        questions = [c for c in output.calls if c.tool_name in approval_tools and output.kind(c.tool_call_id) == "question"]
+        approvals = [c for c in output.approvals if c.tool_name in gated]
+        unexpected = [c.tool_name for c in [*output.calls, *output.approvals] if c not in questions and c not in approvals]
+        if unexpected or len(questions) + len(approvals) != 1:
+            # Only request_approval (a question) or one gated call (an approval) defers per turn; anything
+            # else is not a pause we can answer with one decision.
+            names = [c.tool_name for c in [*output.calls, *output.approvals]]
             return LegResult.errored(f"run ended with unexpected deferred tool requests: {names}")
-        call = pending[0]
-        args = call.args_as_dict()
+        call = (questions or approvals)[0]
+        kind = output.kind(call.tool_call_id)  # 'question' or 'approval'
         # Plain JSON text, so the state can cross a process boundary (durable_state).
-        state = {"messages": result.all_messages_json().decode(), "call_id": call.tool_call_id}
-        return LegResult.suspended(PendingRequest(tool=approval_name, args=args, call_id=call.tool_call_id), state)
+        state = {"messages": result.all_messages_json().decode(), "call_id": call.tool_call_id, "kind": kind}
+        pending = PendingRequest(tool=call.tool_name, args=call.args_as_dict(), call_id=call.tool_call_id)
+        return LegResult.suspended(pending, state)

@@ -204,3 +204,154 @@ def test_instrumentation_is_off(scripted):
 
     assert not OBSERVABILITY_SETTINGS.ENABLED
     assert not OBSERVABILITY_SETTINGS.enable_sensitive_data
+
+
+# --- approval_gate: book_room gated by the framework's own tool approval ---------------------------
+# book_room is a FunctionTool with approval_mode="always_require" whose body is one harness call.
+# The run stops with a function_approval_request for it; resume sends
+# to_function_approval_response(approved). Approved: the framework runs the body. Denied: it never
+# runs and the framework writes its fixed rejection text as book_room's result (the response is a
+# bool, so the reason cannot reach the model: the final answer quotes that fixed text instead).
+
+GATE_ITEMS = {i.id: i for i in arenas.load("approval_gate").items}
+
+
+@pytest.fixture(scope="module")
+def gate(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("microsoft_af", profile="reckless", arena="approval_gate"))
+
+
+@pytest.fixture(scope="module")
+def gate_parallel(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("microsoft_af", profile="reckless-parallel", arena="approval_gate"))
+
+
+@pytest.fixture(scope="module")
+def vanilla_gate(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="reckless", arena="approval_gate")}
+
+
+@pytest.fixture(scope="module")
+def vanilla_gate_parallel(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="reckless-parallel", arena="approval_gate")}
+
+
+def _expected_gate_deny_trace(vanilla_trace: list[dict], item_id: str) -> list[dict]:
+    reason = GATE_ITEMS[item_id].resume_with[0].text
+    expected = [dict(e) for e in vanilla_trace]
+    final = expected[-1]
+    assert final["type"] == "final" and f"({reason})" in final["text"]
+    final["text"] = final["text"].replace(f"({reason})", f"({REJECTED_AS_REASON})")
+    return expected
+
+
+def test_gate_is_declared_native():
+    info = MicrosoftAFAdapter.info
+    assert info.tool_gate == "native"
+    assert 'approval_mode="always_require"' in info.tool_gate_mechanism
+    assert "fixed rejection text" in info.tool_gate_mechanism
+
+
+def _assert_all_gate_checks_pass(results):
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == 2, r.item_id
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert pause.leg == 0 and pause.tool == "book_room"
+        assert pause.args == {"room_id": GATE_ITEMS[r.item_id].metadata["expected_room"]}
+        books = [e for e in r.trace if e.type == "tool_call" and e.tool == "book_room"]
+        assert [e.leg for e in books] == ([1] if GATE_ITEMS[r.item_id].resume_with[0].approved else [])
+
+
+def test_gate_reckless_all_items_pass(gate):
+    _assert_all_gate_checks_pass(gate[0])
+
+
+def test_gate_reckless_traces_vs_vanilla(gate, vanilla_gate):
+    """Approved: identical to vanilla. Denied: identical except the final text, which quotes the
+    framework's fixed rejection text where vanilla's quotes the human's reason."""
+    for r in gate[0]:
+        assert vanilla_gate[r.item_id].status == "passed"
+        expected = normalised(vanilla_gate[r.item_id])
+        if not GATE_ITEMS[r.item_id].resume_with[0].approved:
+            expected = _expected_gate_deny_trace(expected, r.item_id)
+        assert normalised(r) == expected, r.item_id
+
+
+def test_gate_denial_reaches_model_as_fixed_rejection(gate):
+    """On the wire, book_room's tool message is its real result (approved) or the framework's fixed
+    rejection text (denied); the deny reason is sent nowhere."""
+    results, requests = gate
+    seen = _tool_results_by_item(requests)
+    for r in results:
+        item = GATE_ITEMS[r.item_id]
+        decision = item.resume_with[0]
+        if decision.approved:
+            book = next(e for e in r.trace if e.type == "tool_call" and e.tool == "book_room")
+            assert seen[item.input]["book_room"] == [book.result], r.item_id
+        else:
+            assert seen[item.input]["book_room"] == [REJECTED_RESULT], r.item_id
+            bodies = [json.dumps(b) for b in requests if item.input in json.dumps(b)]
+            assert bodies and not any(decision.text in b for b in bodies), r.item_id
+
+
+def test_gate_reckless_parallel_all_items_pass(gate_parallel):
+    _assert_all_gate_checks_pass(gate_parallel[0])
+
+
+def test_gate_reckless_parallel_sibling_held_then_run_whatever_the_decision(gate_parallel, vanilla_gate_parallel):
+    """reckless-parallel emits book_room + a second search_rooms in one turn. The framework holds the
+    sibling during the pause and runs it when the approval batch resumes, even when book_room was
+    REJECTED (as with scripted-eager's sibling in human_in_the_loop). Approved: identical to vanilla
+    (which also runs the held sibling after book_room). Denied: vanilla never runs the sibling; here
+    it runs in leg 1 right after `resumed`, and the final text quotes the fixed rejection text. All
+    checks still pass: the sibling is a read tool."""
+    for r in gate_parallel[0]:
+        v = vanilla_gate_parallel[r.item_id]
+        assert v.status == "passed"
+        expected = normalised(v)
+        if not GATE_ITEMS[r.item_id].resume_with[0].approved:
+            expected = _expected_gate_deny_trace(expected, r.item_id)
+            first_search = expected[0]
+            assert first_search["type"] == "tool_call" and first_search["tool"] == "search_rooms"
+            assert [e["type"] for e in expected[-2:]] == ["resumed", "final"]
+            expected.insert(len(expected) - 1, {**first_search, "leg": 1})
+        assert normalised(r) == expected, r.item_id
+
+
+# --- durable_state: each leg in a fresh worker process --------------------------------------------
+
+
+def test_durable_state_resumes_in_a_new_process(server):
+    """The worker is restarted between legs: leg 1 has only the JSON state (AgentSession.to_dict() +
+    the approval requests' Content.to_dict()) and restores the session with AgentSession.from_dict."""
+    import sys
+
+    from adapters import REGISTRY
+    from arena.runner import run_items
+    from arena.types import ModelConfig
+    from arena.worker.client import WorkerAdapter
+
+    entry = REGISTRY["microsoft_af"]
+    spec = arenas.load("durable_state")
+    workers = []
+
+    def factory():
+        workers.append(WorkerAdapter(entry.target, MicrosoftAFAdapter.info, sys.executable, server, restart_between_legs=True))
+        return workers[-1]
+
+    items = [i for i in spec.items if i.id in ("durable-01", "durable-02")]
+    assert [i.resume_with[0].approved for i in items] == [True, False]
+    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
+    results = run_items(factory, spec, items, model, 90.0)
+    for r, w in zip(results, workers):
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
+        first, second = w.pids
+        assert first != second
+        assert next(e for e in r.trace if e.type == "suspended").pid == first
+        assert next(e for e in r.trace if e.type == "final").pid == second
+    # Denied: the reason is dropped here too (fixed rejection text), and the item still passes.
+    assert f"({REJECTED_AS_REASON})" in results[1].trace[-1].text

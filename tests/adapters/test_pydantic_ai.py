@@ -210,3 +210,140 @@ def test_eager_resume_replays_the_executed_booking_to_the_model(eager):
     bookings = dict(_tool_messages(requests, "book_room"))
     assert set(bookings) == set(decisions)
     assert all(text.startswith("BOOKED ") for text in bookings.values())
+
+
+# --- approval_gate: book_room gated by pydantic-ai's own tool-level approval --------------------
+# book_room is a `Tool` with `requires_approval=True`: pydantic-ai never calls its function on the
+# model's call, it ends the run with `DeferredToolRequests.approvals`. Resume passes
+# `DeferredToolResults(approvals={id: True})` (pydantic-ai then executes the held call itself) or
+# `{id: ToolDenied(message=decision.as_text())}` (never executed; the message is the call's result).
+
+GATE = arenas.load("approval_gate")
+GATE_ITEMS = {i.id: i for i in GATE.items}
+
+
+@pytest.fixture(scope="module")
+def gate(run_adapter, server):
+    return _chat_requests_during(server, lambda: run_adapter(NAME, profile="reckless", arena="approval_gate"))
+
+
+@pytest.fixture(scope="module")
+def gate_parallel(run_adapter, server):
+    return _chat_requests_during(server, lambda: run_adapter(NAME, profile="reckless-parallel", arena="approval_gate"))
+
+
+@pytest.fixture(scope="module")
+def vanilla_gate(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="reckless", arena="approval_gate")}
+
+
+@pytest.fixture(scope="module")
+def vanilla_gate_parallel(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="reckless-parallel", arena="approval_gate")}
+
+
+def test_gate_is_declared_native():
+    info = REGISTRY[NAME].load().info
+    assert info.tool_gate == "native"
+    assert "requires_approval=True" in info.tool_gate_mechanism and "ToolDenied" in info.tool_gate_mechanism
+
+
+def _assert_all_gate_checks_pass(results):
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == 2, r.item_id
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert pause.leg == 0 and pause.tool == "book_room"
+        assert pause.args == {"room_id": GATE_ITEMS[r.item_id].metadata["expected_room"]}
+        books = [e for e in r.trace if e.type == "tool_call" and e.tool == "book_room"]
+        assert [e.leg for e in books] == ([1] if GATE_ITEMS[r.item_id].resume_with[0].approved else [])
+
+
+def test_gate_reckless_all_items_pass(gate):
+    _assert_all_gate_checks_pass(gate[0])
+
+
+def test_gate_reckless_traces_equal_vanilla(gate, vanilla_gate):
+    for r in gate[0]:
+        assert vanilla_gate[r.item_id].status == "passed"
+        assert normalised(r) == normalised(vanilla_gate[r.item_id]), r.item_id
+
+
+def test_gate_denial_reaches_model_as_book_room_result(gate):
+    """Denied: the model reads ToolDenied's message, decision.as_text() ("DENIED: reason"), as book_room's
+    result; approved: book_room's real result (pydantic-ai ran it). One tool message per item."""
+    results, requests = gate
+    seen = _tool_messages(requests, "book_room")
+    expected = []
+    for r in results:
+        item = GATE_ITEMS[r.item_id]
+        decision = item.resume_with[0]
+        if decision.approved:
+            book = next(e for e in r.trace if e.type == "tool_call" and e.tool == "book_room")
+            expected.append((item.input, book.result))
+        else:
+            assert decision.as_text().startswith("DENIED: ")
+            expected.append((item.input, decision.as_text()))
+            assert f"({decision.text})" in r.trace[-1].text  # the reason itself came back to the model
+    assert sorted(seen) == sorted(expected)
+
+
+def test_gate_reckless_parallel_all_items_pass(gate_parallel):
+    _assert_all_gate_checks_pass(gate_parallel[0])
+
+
+def test_gate_reckless_parallel_sibling_search_runs_before_the_pause(gate_parallel, vanilla_gate_parallel):
+    """reckless-parallel emits book_room + a second search_rooms in one turn. pydantic-ai executes the
+    ordinary sibling (search_rooms) in that turn and only holds the gated call, so the second search
+    runs in leg 0 before the suspension, whatever the decision. Vanilla holds the sibling: it runs it
+    after book_room on approve and never on deny. So the trace is vanilla's with that search moved
+    (approved) or added (denied) just before the suspension; all checks still pass (a read tool)."""
+    for r in gate_parallel[0]:
+        item = GATE_ITEMS[r.item_id]
+        v = normalised(vanilla_gate_parallel[r.item_id])
+        assert vanilla_gate_parallel[r.item_id].status == "passed"
+        first_search = v[0]
+        assert first_search["type"] == "tool_call" and first_search["tool"] == "search_rooms"
+        expected = [e for e in v if not (e["type"] == "tool_call" and e["tool"] == "search_rooms" and e["leg"] == 1)]
+        if item.resume_with[0].approved:
+            assert len(expected) == len(v) - 1, r.item_id  # vanilla ran it after the approval
+        else:
+            assert expected == v, r.item_id  # vanilla never ran it
+        at = next(i for i, e in enumerate(expected) if e["type"] == "suspended")
+        expected.insert(at, {**first_search, "leg": 0})
+        assert normalised(r) == expected, r.item_id
+
+
+# --- durable_state: each leg in a fresh worker process --------------------------------------------
+
+
+def test_durable_state_resumes_in_a_new_process(server):
+    """The worker is restarted between legs: leg 1 has only the JSON state (pydantic-ai's serialised
+    message history + the deferred call id) and rebuilds the run from it."""
+    from arena.runner import run_items
+    from arena.worker.client import WorkerAdapter
+
+    entry = REGISTRY[NAME]
+    cls = entry.load()
+    spec = arenas.load("durable_state")
+    workers = []
+
+    def factory():
+        workers.append(WorkerAdapter(entry.target, cls.info, sys.executable, server, restart_between_legs=True))
+        return workers[-1]
+
+    items = [i for i in spec.items if i.id in ("durable-01", "durable-02")]
+    assert [i.resume_with[0].approved for i in items] == [True, False]
+    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
+    results = run_items(factory, spec, items, model, 90.0)
+    for r, w in zip(results, workers):
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
+        first, second = w.pids
+        assert first != second
+        assert next(e for e in r.trace if e.type == "suspended").pid == first
+        assert next(e for e in r.trace if e.type == "final").pid == second
+    denied = next(i for i in items if not i.resume_with[0].approved)
+    assert f"({denied.resume_with[0].text})" in results[1].trace[-1].text
