@@ -12,8 +12,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import httpx
-
 from arena.trace import TraceRecorder
 from arena.types import ToolSpec
 
@@ -77,6 +75,8 @@ class RemoteToolBox:
         self._timeout = timeout
 
     def call(self, name: str, args: dict[str, Any]) -> str:
+        import httpx  # only workers need it; keeps `arena list` from paying for it
+
         response = httpx.post(f"{self.endpoint}/{name}", json={"args": args}, timeout=self._timeout)
         response.raise_for_status()
         return response.json()["result"]
