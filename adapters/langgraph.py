@@ -14,6 +14,16 @@ request_approval's tool result.
 What LangGraph does with sibling tool calls is not steered here: `create_agent` sends each tool call
 of a turn to the `tools` node as its own task (`Send`), and whatever those tasks do before or after
 the interrupt shows in the harness's tool log.
+
+Tool-level gate (approval_gate): every tool marked `requires_approval` is listed in
+`langchain.agents.middleware.HumanInTheLoopMiddleware(interrupt_on={name: {"allowed_decisions":
+["approve", "reject"]}})`, in its default `batched` mode: after a model turn that calls a gated tool,
+the middleware's `after_model` node raises one `interrupt(HITLRequest)` before any tool of that turn
+runs. The resume value is the middleware's `HITLResponse`, `{"decisions": [{"type": "approve"}]}` or
+`{"decisions": [{"type": "reject", "message": decision.as_text()}]}`; on approve the `tools` node
+executes the gated tool (one harness call), on reject the middleware puts its own ToolMessage
+("User rejected the tool call for `book_room` with reason: DENIED: ...") in its place and the tool
+never runs. Which of the two kinds of interrupt a resume answers is read from the checkpoint.
 """
 
 from __future__ import annotations
@@ -46,6 +56,13 @@ class LangGraphAdapter:
             "AsyncSqliteSaver checkpoint; resumed with Command(resume=decision)"
         ),
         pause_kind="native",
+        tool_gate="native",
+        tool_gate_mechanism=(
+            "langchain.agents.middleware.HumanInTheLoopMiddleware(interrupt_on={gated tool: approve|reject}) "
+            "on create_agent (batched: one interrupt in after_model, before the turn's tools run); "
+            "AsyncSqliteSaver checkpoint; resumed with Command(resume={'decisions': [{'type': 'approve'}]}) "
+            "or [{'type': 'reject', 'message': decision.as_text()}]; an approval carries no note"
+        ),
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,
@@ -80,27 +97,63 @@ class LangGraphAdapter:
         return await _leg(ctx, state, graph_input, self._http_client())
 
     async def resume(self, state: dict[str, str], decision: Decision, ctx: LegContext) -> LegResult:
-        from langgraph.types import Command
-
-        return await _leg(ctx, state, Command(resume=decision.model_dump(mode="json")), self._http_client())
+        return await _leg(ctx, state, decision, self._http_client())
 
 
 async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: Any) -> LegResult:
-    """One leg: reopen the checkpoint database, run the graph until it ends or interrupts, close it."""
+    """One leg: reopen the checkpoint database, run the graph until it ends or interrupts, close it.
+
+    `graph_input` is the first leg's input, or the human's `Decision` for a resume: it is turned into
+    the `Command(resume=...)` the pending interrupt, read back from the checkpoint, expects.
+    """
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from langsmith import tracing_context
 
     config = {"configurable": {"thread_id": state["thread_id"]}, "recursion_limit": RECURSION_LIMIT}
     async with AsyncSqliteSaver.from_conn_string(state["db"]) as saver:
         agent = _build_agent(ctx, saver, http)
+        if isinstance(graph_input, Decision):
+            graph_input = await _resume_command(agent, config, graph_input)
         with tracing_context(enabled=False):  # no LangSmith tracing, whatever the environment says
             output = await agent.ainvoke(graph_input, config, version="v2")
-    if output.interrupts:
-        value = output.interrupts[0].value
-        pending = PendingRequest(tool=value["tool"], args=value["args"], call_id=value.get("call_id"))
-        return LegResult.suspended(pending, state)
     messages = output.value["messages"]
+    if output.interrupts:
+        return LegResult.suspended(_pending(output.interrupts[0].value, messages), state)
     return LegResult.finished(_text(messages[-1].content) if messages else "")
+
+
+def _is_gate_request(value: Any) -> bool:
+    """The middleware's batched HITLRequest (tool gate), rather than our approval tool's interrupt."""
+    return isinstance(value, dict) and "action_requests" in value
+
+
+def _pending(value: dict[str, Any], messages: list[Any]) -> PendingRequest:
+    if _is_gate_request(value):
+        # HumanInTheLoopMiddleware's HITLRequest: the gated calls of one model turn (the harness is
+        # shown the first). An action request carries name and args; the call id is read from the
+        # checkpointed AIMessage that made the call.
+        action = value["action_requests"][0]
+        calls = next((m.tool_calls for m in reversed(messages) if getattr(m, "tool_calls", None)), [])
+        call_id = next((c["id"] for c in calls if c["name"] == action["name"] and c["args"] == action["args"]), None)
+        return PendingRequest(tool=action["name"], args=action["args"], call_id=call_id)
+    return PendingRequest(tool=value["tool"], args=value["args"], call_id=value.get("call_id"))
+
+
+async def _resume_command(agent: Any, config: dict[str, Any], decision: Decision) -> Any:
+    """The resume value for the interrupt the checkpoint holds."""
+    from langgraph.types import Command
+
+    snapshot = await agent.aget_state(config)
+    if not snapshot.interrupts:
+        raise RuntimeError(f"the checkpoint of thread {config['configurable']['thread_id']} holds no pending interrupt")
+    value = snapshot.interrupts[0].value
+    if not _is_gate_request(value):
+        return Command(resume=decision.model_dump(mode="json"))
+    if decision.approved:
+        answer: dict[str, Any] = {"type": "approve"}  # HumanInTheLoopMiddleware's approve carries no message
+    else:  # a deny; an answer is not a decision the gate knows, so it rejects too, with the text
+        answer = {"type": "reject", "message": decision.as_text()}
+    return Command(resume={"decisions": [answer for _ in value["action_requests"]]})
 
 
 def _build_agent(ctx: LegContext, checkpointer: Any, http: Any) -> Any:
@@ -117,7 +170,15 @@ def _build_agent(ctx: LegContext, checkpointer: Any, http: Any) -> Any:
     tools = [
         _approval_tool(spec) if spec.kind is ToolKind.approval else _harness_tool(spec, ctx) for spec in ctx.tools.specs
     ]
-    return create_agent(model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer)
+    middleware = []
+    if ctx.gated_tools:
+        from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+        gate = {name: {"allowed_decisions": ["approve", "reject"]} for name in ctx.gated_tools}
+        middleware.append(HumanInTheLoopMiddleware(interrupt_on=gate))
+    return create_agent(
+        model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer, middleware=middleware
+    )
 
 
 def _harness_tool(spec: ToolSpec, ctx: LegContext) -> Any:

@@ -16,6 +16,12 @@ Completions, not Responses). Tracing is off globally and per run, so nothing is 
 
 Sibling tool calls (scripted-eager) are not special-cased: whatever the SDK does with them shows up
 in the harness's tool log.
+
+Tool-level gate (approval_gate): a tool marked `requires_approval` (book_room) is the same kind of
+`FunctionTool(needs_approval=True)`, but its body is the ordinary harness call. The SDK stops on it
+with a `ToolApprovalItem` before running it; on approve it runs the body (one `ctx.tools.acall`)
+after `RunState.approve(item)`, on deny `RunState.reject(item, rejection_message=decision.as_text())`
+makes "DENIED: reason" the tool's output and the body never runs.
 """
 
 from __future__ import annotations
@@ -49,6 +55,12 @@ class OpenAIAgentsAdapter:
             "RunState.approve / RunState.reject(rejection_message=...), Runner.run(agent, state)"
         ),
         pause_kind="native",
+        tool_gate="native",
+        tool_gate_mechanism=(
+            "FunctionTool(needs_approval=True) on the gated tool -> RunResult.interruptions (ToolApprovalItem); "
+            "state = RunResult.to_state().to_string(); resume: RunState.approve(item) runs the tool, "
+            "RunState.reject(item, rejection_message=decision.as_text()) is its output; an approval carries no note"
+        ),
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,
@@ -66,7 +78,8 @@ class OpenAIAgentsAdapter:
         self._client: Any = None
         self._agent: Any = None
         self._decision: Decision | None = None
-        self._approval_name: str | None = None
+        self._pause_names: set[str] = set()
+        self._gated: set[str] = set()
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -83,7 +96,9 @@ class OpenAIAgentsAdapter:
         from openai import AsyncOpenAI
 
         agents.set_tracing_disabled(True)
-        self._approval_name = ctx.approval_tool.name
+        # The approval tool (human_in_the_loop) or the gated tools (approval_gate): the SDK pauses on these.
+        self._pause_names = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval}
+        self._gated = set(ctx.gated_tools)
         self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
         model = OpenAIChatCompletionsModel(model=ctx.model.name, openai_client=self._client)
         tools = [
@@ -94,7 +109,7 @@ class OpenAIAgentsAdapter:
                 on_invoke_tool=self._invoker(spec, ctx),
                 # The spec's schema is passed unchanged, as vanilla sends it.
                 strict_json_schema=False,
-                needs_approval=spec.kind is ToolKind.approval,
+                needs_approval=spec.name in self._pause_names,
             )
             for spec in ctx.tools.specs
         ]
@@ -142,7 +157,9 @@ class OpenAIAgentsAdapter:
             return LegResult.errored("the restored run state holds no pending approval")
         item = self._approval_item(interruptions)
         self._decision = decision
-        if decision.kind is DecisionKind.deny:
+        gated = item.name in self._gated
+        # An answer lets the approval tool return it; a gated tool executes only on an approval.
+        if decision.kind is DecisionKind.deny or (gated and not decision.approved):
             run_state.reject(item, rejection_message=decision.as_text())
         else:
             run_state.approve(item)
@@ -150,8 +167,8 @@ class OpenAIAgentsAdapter:
         return self._outcome(result)
 
     def _approval_item(self, interruptions: list[Any]) -> Any:
-        """The pending call on the approval tool (the only tool declared with needs_approval)."""
-        return next((i for i in interruptions if i.name == self._approval_name), interruptions[0])
+        """The pending call on a tool declared with needs_approval (the approval tool or a gated tool)."""
+        return next((i for i in interruptions if i.name in self._pause_names), interruptions[0])
 
     def _outcome(self, result: Any) -> LegResult:
         interruptions = list(result.interruptions or [])

@@ -22,13 +22,17 @@ import arenas  # noqa: E402
 from adapters.langgraph import LangGraphAdapter  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
+from arena.runner import run_items  # noqa: E402
 from arena.types import LegContext, ModelConfig  # noqa: E402
+from arena.worker.client import WorkerAdapter  # noqa: E402
 from tests.conftest import normalised  # noqa: E402
 
 APPROVAL = "request_approval"
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = arenas.load("human_in_the_loop")
 ITEMS = {i.id: i for i in SPEC.items}
+GATE = arenas.load("approval_gate")
+GATE_ITEMS = {i.id: i for i in GATE.items}
 
 
 def _wire_slice(server, run):
@@ -314,3 +318,172 @@ def test_no_tiktoken_and_no_langsmith_tracer(run_adapter, monkeypatch):
         ls_utils.get_env_var.cache_clear()
     assert [r.status for r in results] == ["passed", "passed"]
     assert tracers == []
+
+
+# --- approval_gate: HumanInTheLoopMiddleware on the gated book_room ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def gate(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("langgraph", profile="reckless", arena="approval_gate"))
+
+
+@pytest.fixture(scope="module")
+def gate_parallel(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("langgraph", profile="reckless-parallel", arena="approval_gate"))
+
+
+def _vanilla_gate(run_adapter, profile):
+    return {r.item_id: r for r in run_adapter("vanilla", profile=profile, arena="approval_gate")}
+
+
+def _book_room_results(requests) -> dict[str, str]:
+    """book_room tool_call_id -> the tool message the model saw for it, read off the wire."""
+    calls: set[str] = set()
+    seen: dict[str, str] = {}
+    for body in requests:
+        for m in body["messages"]:
+            for tc in m.get("tool_calls") or []:
+                if tc["function"]["name"] == "book_room":
+                    calls.add(tc["id"])
+            if m.get("role") == "tool" and m.get("tool_call_id") in calls:
+                seen[m["tool_call_id"]] = m["content"]
+    return seen
+
+
+def _assert_gate_passes(results):
+    assert [r.item_id for r in results] == list(GATE_ITEMS)
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        decision = GATE_ITEMS[r.item_id].resume_with[0]
+        expected = ["suspended", "no_tool_before_suspend"] + (
+            ["tool_called_once_after_resume"] if decision.approved else ["tool_not_used", "acknowledged"]
+        )
+        assert [(c.name, c.passed) for c in r.checks] == [(n, True) for n in expected], r.item_id
+        assert r.legs == 2, r.item_id
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert pause.tool == "book_room" and set(pause.args) == {"room_id"}, r.item_id
+
+
+def _assert_model_saw_middleware_decision(results, requests):
+    """On the wire, book_room's tool message: its real result after an approval; after a denial the
+    middleware's own rejection ToolMessage, carrying decision.as_text() as the reason."""
+    seen = list(_book_room_results(requests).values())
+    for r in results:
+        decision = GATE_ITEMS[r.item_id].resume_with[0]
+        if decision.approved:
+            booked = next(e.result for e in r.trace if e.type == "tool_call" and e.tool == "book_room")
+            assert booked in seen, r.item_id
+        else:
+            expected = f"User rejected the tool call for `book_room` with reason: {decision.as_text()}"
+            assert expected in seen, r.item_id
+
+
+def test_info_tool_gate():
+    info = LangGraphAdapter.info
+    assert info.tool_gate == "native"
+    assert "HumanInTheLoopMiddleware" in info.tool_gate_mechanism
+
+
+def test_gate_reckless_all_pass_and_equal_vanilla(gate, run_adapter):
+    results, requests = gate
+    _assert_gate_passes(results)
+    vanilla = _vanilla_gate(run_adapter, "reckless")
+    for r in results:
+        assert normalised(r) == normalised(vanilla[r.item_id]), r.item_id
+    _assert_model_saw_middleware_decision(results, requests)
+
+
+def test_gate_parallel_holds_the_sibling_but_runs_it_after_a_rejection(gate_parallel, run_adapter):
+    """reckless-parallel: book_room and a second search_rooms in one turn. The middleware's batched
+    interrupt sits in `after_model`, before the `tools` node, so NEITHER call runs before the pause
+    (as in vanilla). On approve both run after the resume, book_room first: traces equal vanilla's.
+    On reject the middleware only replaces book_room with its rejection message; the un-gated
+    sibling search_rooms is auto-approved and executes in leg 1, where vanilla never runs held
+    calls of a denied turn. Exact difference on the 6 denied items: one leg-1 search_rooms (same
+    args as the leg-0 one) between `resumed` and `final`. All checks still pass.
+    """
+    results, requests = gate_parallel
+    _assert_gate_passes(results)
+    vanilla = _vanilla_gate(run_adapter, "reckless-parallel")
+    for r in results:
+        got, expected = normalised(r), normalised(vanilla[r.item_id])
+        if not GATE_ITEMS[r.item_id].resume_with[0].approved:
+            search = next(e for e in expected if e.get("tool") == "search_rooms")
+            final = next(k for k, e in enumerate(expected) if e["type"] == "final")
+            expected.insert(final, {**search, "leg": 1})
+        assert got == expected, r.item_id
+    _assert_model_saw_middleware_decision(results, requests)
+
+
+def test_gate_pause_is_the_middleware_interrupt_in_the_checkpoint(server, tmp_path):
+    """Leg 0 on one gated item, directly: the run stops before book_room executes; the checkpoint
+    holds the middleware's HITLRequest interrupt and nothing else; the pending call id is the
+    model's book_room call id from the checkpointed AIMessage."""
+    item = GATE_ITEMS["gate-02"]
+    recorder = TraceRecorder()
+    executor = ToolExecutor(GATE.tools, GATE.functions, recorder)
+    model = ModelConfig(name="reckless", base_url=server.base_url, api_key="arena-local")
+    ctx = LegContext(
+        item=item, instructions=GATE.instructions, model=model, tools=LocalToolBox(executor), workdir=str(tmp_path)
+    )
+
+    async def first_leg():
+        adapter = LangGraphAdapter()
+        try:
+            return await adapter.start(ctx)
+        finally:
+            await adapter.aclose()
+
+    first = asyncio.run(first_leg())
+    assert first.status == "suspended"
+    assert set(first.state) == {"db", "thread_id"}
+    assert first.pending.tool == "book_room" and first.pending.args == {"room_id": "R201"}
+    assert first.pending.call_id
+    assert [e.tool for e in recorder.events if e.type == "tool_call"] == ["search_rooms"]
+
+    async def checkpoint():
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        async with AsyncSqliteSaver.from_conn_string(first.state["db"]) as saver:
+            return await saver.aget_tuple({"configurable": {"thread_id": first.state["thread_id"]}})
+
+    saved = asyncio.run(checkpoint())
+    writes = saved.pending_writes
+    assert [w[1] for w in writes] == ["__interrupt__"]
+    (interrupt,) = writes[0][2]
+    assert [(a["name"], a["args"]) for a in interrupt.value["action_requests"]] == [("book_room", {"room_id": "R201"})]
+    assert interrupt.value["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
+    last_ai = saved.checkpoint["channel_values"]["messages"][-1]
+    assert [c["id"] for c in last_ai.tool_calls] == [first.pending.call_id]
+
+
+# --- durable_state: each leg in a fresh worker process -------------------------------------------------
+
+
+def test_durable_state_resumes_in_a_new_process(server):
+    """Via the worker with restart between legs: leg 1 runs in a new Python process that gets only
+    the JSON {db, thread_id} handle and resumes from the SQLite checkpoint."""
+    from adapters import REGISTRY
+
+    durable = arenas.load("durable_state")
+    entry = REGISTRY["langgraph"]
+    workers: list[WorkerAdapter] = []
+
+    def factory():
+        worker = WorkerAdapter(entry.target, LangGraphAdapter.info, sys.executable, server, restart_between_legs=True)
+        workers.append(worker)
+        return worker
+
+    chosen = [i for i in durable.items if i.id in ("durable-01", "durable-02")]
+    assert [i.resume_with[0].approved for i in chosen] == [True, False]
+    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
+    results = run_items(factory, durable, chosen, model, 120.0)
+    for r, worker in zip(results, workers):
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert all(c.passed for c in r.checks), r.item_id
+        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
+        first, second = worker.pids
+        assert first != second
+        assert next(e for e in r.trace if e.type == "suspended").pid == first
+        assert next(e for e in r.trace if e.type == "final").pid == second

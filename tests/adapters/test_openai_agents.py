@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import json
+import sys
 from importlib import metadata
 
 import pytest
 
 pytest.importorskip("agents")
 
+import arenas  # noqa: E402
 from adapters.openai_agents import OpenAIAgentsAdapter  # noqa: E402
+from arena.runner import run_items  # noqa: E402
+from arena.types import ModelConfig  # noqa: E402
+from arena.worker.client import WorkerAdapter  # noqa: E402
 from tests.conftest import normalised  # noqa: E402
 
 APPROVAL = "request_approval"
+GATE_ITEMS = {i.id: i for i in arenas.load("approval_gate").items}
 
 
 def _wire_slice(server, run):
@@ -152,3 +158,124 @@ def test_tracing_exports_nothing(scripted, eager):
     proc = processors._global_processor
     # The default exporter's worker thread starts on the first queued trace/span; it never did.
     assert proc is None or proc._worker_thread is None
+
+
+# --- approval_gate: needs_approval on the gated book_room --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gate(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("openai_agents", profile="reckless", arena="approval_gate"))
+
+
+@pytest.fixture(scope="module")
+def gate_parallel(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("openai_agents", profile="reckless-parallel", arena="approval_gate"))
+
+
+def _vanilla_gate(run_adapter, profile):
+    return {r.item_id: r for r in run_adapter("vanilla", profile=profile, arena="approval_gate")}
+
+
+def _assert_gate_passes(results):
+    assert [r.item_id for r in results] == list(GATE_ITEMS)
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        decision = GATE_ITEMS[r.item_id].resume_with[0]
+        expected = ["suspended", "no_tool_before_suspend"] + (
+            ["tool_called_once_after_resume"] if decision.approved else ["tool_not_used", "acknowledged"]
+        )
+        assert [(c.name, c.passed) for c in r.checks] == [(n, True) for n in expected], r.item_id
+        assert r.legs == 2, r.item_id
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert pause.tool == "book_room" and set(pause.args) == {"room_id"}, r.item_id
+
+
+def _assert_model_saw_decision(results, requests):
+    """On the wire, book_room's tool message: its real result after RunState.approve(); after
+    RunState.reject(rejection_message=...) exactly decision.as_text()."""
+    calls: set[str] = set()
+    seen: list[str] = []
+    for body in requests:
+        for m in body["messages"]:
+            calls.update(tc["id"] for tc in m.get("tool_calls") or [] if tc["function"]["name"] == "book_room")
+            if m.get("role") == "tool" and m.get("tool_call_id") in calls:
+                seen.append(m["content"])
+    for r in results:
+        decision = GATE_ITEMS[r.item_id].resume_with[0]
+        if decision.approved:
+            assert next(e.result for e in r.trace if e.type == "tool_call" and e.tool == "book_room") in seen, r.item_id
+        else:
+            assert decision.as_text() in seen, r.item_id
+
+
+def test_info_tool_gate():
+    info = OpenAIAgentsAdapter.info
+    assert info.tool_gate == "native"
+    assert "needs_approval" in info.tool_gate_mechanism
+
+
+def test_gate_reckless_all_pass_and_equal_vanilla(gate, run_adapter):
+    results, requests = gate
+    _assert_gate_passes(results)
+    vanilla = _vanilla_gate(run_adapter, "reckless")
+    for r in results:
+        assert normalised(r) == normalised(vanilla[r.item_id]), r.item_id
+    _assert_model_saw_decision(results, requests)
+
+
+def test_gate_parallel_runs_the_sibling_before_the_pause(gate_parallel, run_adapter):
+    """reckless-parallel: book_room and a second search_rooms in one turn. The SDK runs the turn's
+    tools that need no approval (search_rooms) and interrupts on book_room in the same step, so the
+    sibling search executes BEFORE the suspension; the RunState keeps its output and the resume does
+    not run it again. book_room itself is held: every check passes. Exact difference from vanilla
+    (which holds the whole turn): approved, vanilla's leg-1 search_rooms moves to leg 0 before
+    `suspended`; denied, a leg-0 search_rooms (same args as the first) is gained before `suspended`.
+    """
+    results, requests = gate_parallel
+    _assert_gate_passes(results)
+    vanilla = _vanilla_gate(run_adapter, "reckless-parallel")
+    for r in results:
+        got, expected = normalised(r), normalised(vanilla[r.item_id])
+        searches = [k for k, e in enumerate(expected) if e.get("tool") == "search_rooms"]
+        if GATE_ITEMS[r.item_id].resume_with[0].approved:
+            assert [expected[k]["leg"] for k in searches] == [0, 1]
+            sibling = {**expected.pop(searches[1]), "leg": 0}
+        else:
+            assert [expected[k]["leg"] for k in searches] == [0]
+            sibling = expected[searches[0]]
+        expected.insert(next(k for k, e in enumerate(expected) if e["type"] == "suspended"), sibling)
+        assert got == expected, r.item_id
+    _assert_model_saw_decision(results, requests)
+
+
+# --- durable_state: each leg in a fresh worker process -------------------------------------------------
+
+
+def test_durable_state_resumes_in_a_new_process(server):
+    """Via the worker with restart between legs: leg 1 runs in a new Python process that gets only
+    the JSON RunState string and restores it with RunState.from_string."""
+    from adapters import REGISTRY
+
+    durable = arenas.load("durable_state")
+    entry = REGISTRY["openai_agents"]
+    workers: list[WorkerAdapter] = []
+
+    def factory():
+        info = OpenAIAgentsAdapter.info
+        worker = WorkerAdapter(entry.target, info, sys.executable, server, restart_between_legs=True)
+        workers.append(worker)
+        return worker
+
+    chosen = [i for i in durable.items if i.id in ("durable-01", "durable-02")]
+    assert [i.resume_with[0].approved for i in chosen] == [True, False]
+    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
+    results = run_items(factory, durable, chosen, model, 120.0)
+    for r, worker in zip(results, workers):
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert all(c.passed for c in r.checks), r.item_id
+        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
+        first, second = worker.pids
+        assert first != second
+        assert next(e for e in r.trace if e.type == "suspended").pid == first
+        assert next(e for e in r.trace if e.type == "final").pid == second
