@@ -75,6 +75,7 @@ REGISTRY: dict[str, AdapterEntry] = {
         ),
         AdapterEntry("google_adk", "adapters.google_adk:GoogleADKAdapter", "google-adk", ("litellm",)),
         AdapterEntry("google_adk_confirm", "adapters.google_adk:GoogleADKConfirmAdapter", "google-adk", ("litellm",)),
+        AdapterEntry("crewai", "adapters.crewai:CrewAIAdapter", "crewai", environment="isolated"),
         AdapterEntry("smolagents", "adapters.smolagents:SmolagentsAdapter", "smolagents"),
         AdapterEntry("smolagents_emulated", "adapters.smolagents:SmolagentsEmulatedAdapter", "smolagents"),
     ]

@@ -95,7 +95,7 @@ def run_cmd(
     item: Annotated[Optional[list[str]], typer.Option("--item", help="run only this item id; repeatable")] = None,
     out: Annotated[Path, typer.Option(help="directory for run directories")] = Path("runs"),
     json_out: Annotated[bool, typer.Option("--json", help="one JSON summary line per adapter on stdout")] = False,
-    timeout: Annotated[float, typer.Option(help="per-item timeout in seconds", min=1)] = 60.0,
+    timeout: Annotated[float, typer.Option(help="per-item timeout in seconds", min=1)] = 180.0,
 ) -> None:
     """Run ARENA on one or more adapters; write a run directory per adapter and print the results."""
     import arenas
@@ -251,6 +251,7 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     The same steps as `run_cmd`'s loop body (which should be refactored to call this). Raises EnvError
     when an isolated adapter's environment cannot be built.
     """
+    from arena.model import PROFILES
     from arena.model.resolve import resolve_model
     from arena.results import RunSummary
     from arena.rundir import RunDir
@@ -267,7 +268,7 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     meta = {"framework": info.framework, "framework_version": version, "pause_mechanism": mechanism,
             "pause_kind": pause_kind, "capabilities": info.capabilities.model_dump(),
             "restart_between_legs": arena.restart_between_legs,
-            "base_url": model_config.base_url if not model.startswith("scripted") else "loopback (scripted)",
+            "base_url": "loopback (scripted)" if model in PROFILES else model_config.base_url,
             "items": [i.id for i in items]}
     run_dir = RunDir(out, arena.name, adapter_name, model, meta)
 
@@ -285,32 +286,17 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     return summary
 
 
-def _matrix_plan(adapters: list[tuple[str, object]]) -> list[tuple[object, str, str, object]]:
+def _matrix_plan(adapters: list[tuple[str, object]], arena_names: list[str]) -> list[tuple[object, str, str, object]]:
     """(arena spec, profile, adapter name, target) for every arena × its runnable profiles × adapter."""
     import arenas
     from arena.report.matrix import arena_order, runnable_profiles
 
     plan = []
-    for arena_name in sorted(arenas.names(), key=arena_order):
+    for arena_name in sorted(arena_names, key=arena_order):
         spec = arenas.load(arena_name)
         for profile in runnable_profiles(arena_name, spec):
             plan.extend((spec, profile, name, target) for name, target in adapters)
     return plan
-
-
-def _matrix_command(runs: list[Path] | None, adapters: list[str] | None, out: Path, findings: Path | None) -> str:
-    """The command line that regenerates these reports, as written at the top of findings.md."""
-    import shlex
-
-    parts = ["arena", "matrix"]
-    for r in runs or []:
-        parts += ["--runs", str(r)]
-    for a in adapters or []:
-        parts += ["--adapter", a]
-    parts += ["--out", str(out)]
-    if findings is not None:
-        parts += ["--findings", str(findings)]
-    return shlex.join(parts)
 
 
 @app.command("matrix")
@@ -318,6 +304,7 @@ def matrix_cmd(
     runs: Annotated[Optional[list[Path]], typer.Option("--runs", help="existing run directory, or a folder of them (newest per arena/adapter/model); repeatable. Without it, everything is run first")] = None,
     out: Annotated[Path, typer.Option(help="where matrix.md/.html/.json (and, when running, runs/) go")] = Path("reports"),
     adapter: Annotated[Optional[list[str]], typer.Option("--adapter", "-a", help="adapter name, `all`, or module:Class; repeatable")] = None,
+    arena_name: Annotated[Optional[list[str]], typer.Option("--arena", help="only this arena; repeatable (default: all)")] = None,
     findings: Annotated[Optional[Path], typer.Option(help="also write findings.md here")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print matrix.json on stdout")] = False,
     timeout: Annotated[float, typer.Option(help="per-item timeout in seconds (when running)", min=1)] = 60.0,
@@ -325,8 +312,12 @@ def matrix_cmd(
     """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
     import json
 
+    import arenas
     from arena.report import collect_runs, compute_matrix, write_reports
 
+    unknown = [a for a in arena_name or [] if a not in arenas.names()]
+    if unknown and not runs:
+        _fail(f"unknown arena {unknown[0]!r}; choose from {', '.join(arenas.names())}")
     failed_setup: list[str] = []
     if runs:
         missing = [str(r) for r in runs if not r.is_dir()]
@@ -335,12 +326,14 @@ def matrix_cmd(
         collected = collect_runs(list(runs))
         if adapter and "all" not in adapter:
             collected = [r for r in collected if r.adapter in adapter]
+        if arena_name:
+            collected = [r for r in collected if r.arena in arena_name]
         if not collected:
             _fail("no run directories (meta.json + results.jsonl) found in " + ", ".join(map(str, runs)))
     else:
-        collected, failed_setup = _matrix_run(adapter or [], out / "runs", timeout)
+        collected, failed_setup = _matrix_run(adapter or [], arena_name or arenas.names(), out / "runs", timeout)
     matrix = compute_matrix(collected)
-    paths = write_reports(matrix, out, findings, _matrix_command(runs, adapter, out, findings))
+    paths = write_reports(matrix, out, findings)
     if json_out:
         print(json.dumps(matrix.to_json(), ensure_ascii=False), flush=True)
     else:
@@ -349,7 +342,7 @@ def matrix_cmd(
         raise typer.Exit(1)
 
 
-def _matrix_run(adapter_names: list[str], runs_dir: Path, timeout: float):
+def _matrix_run(adapter_names: list[str], arena_names: list[str], runs_dir: Path, timeout: float):
     """Run the whole plan under one harness server with a progress display; return (runs, failed setups)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -360,7 +353,7 @@ def _matrix_run(adapter_names: list[str], runs_dir: Path, timeout: float):
     selected = _select_adapters(adapter_names)
     if not selected:
         _fail("no adapter is installed here; see `arena list`")
-    plan = _matrix_plan(selected)
+    plan = _matrix_plan(selected, arena_names)
     collected, failed = [], []
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=False)

@@ -70,7 +70,10 @@ class WorkerAdapter:
     async def _spawn(self, workdir: str) -> asyncio.subprocess.Process:
         env = {**os.environ, **QUIET_ENV, **self.extra_env}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
-        env.setdefault("XDG_DATA_HOME", os.path.join(workdir, "xdg-data"))
+        # a framework's files (config, keys, caches, lock files) stay inside the item's directory
+        for var, sub in (("HOME", "home"), ("TMPDIR", "tmp"), ("XDG_DATA_HOME", "xdg-data")):
+            env[var] = os.path.join(workdir, sub)
+            os.makedirs(env[var], exist_ok=True)
         self._stderr = tempfile.TemporaryFile(mode="w+b")
         proc = await asyncio.create_subprocess_exec(
             self.python, "-m", "arena.worker",

@@ -1,0 +1,54 @@
+"""crewai through the harness: its own environment, built on first use, run in worker processes.
+
+crewai cannot share the main environment (it pins openai<3), so these tests drive it the way a
+user does, through `arena run`, which builds the environment from adapters/envs/crewai.txt once.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from adapters import REGISTRY
+from arena.worker import envs
+
+
+def arena(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=1500)
+
+
+def test_crewai_is_an_isolated_adapter_pinned_to_its_latest_release():
+    entry = REGISTRY["crewai"]
+    assert entry.isolated and entry.available
+    assert entry.version == envs.pinned_version("crewai", "crewai") and entry.version.startswith("1.15.")
+
+
+def test_crewai_builds_its_environment_once_and_pauses_natively(tmp_path):
+    first = arena("run", "human_in_the_loop", "-a", "crewai", "--item", "hitl-02", "--item", "hitl-03", "--json", "--out", str(tmp_path))
+    assert first.returncode == 0, first.stderr[-2000:]
+    summary = json.loads(first.stdout)
+    assert summary["framework_version"].startswith("1.15.") and summary["framework_version"] == REGISTRY["crewai"].version
+    assert summary["pause_kind"] == "native"
+    assert (summary["items"], summary["passed"], summary["errors"]) == (2, 2, 0)
+    assert envs.is_built("crewai")
+
+    again = arena("run", "human_in_the_loop", "-a", "crewai", "--item", "hitl-01", "--model", "scripted-eager", "--json", "--out", str(tmp_path))
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "building the crewai environment" not in again.stderr  # reused
+    assert json.loads(again.stdout)["passed"] == 1
+
+    meta = json.loads((Path(summary["run_dir"]) / "meta.json").read_text())
+    assert meta["framework_version"] == summary["framework_version"]
+
+
+def test_crewai_survives_a_restart_between_legs(tmp_path):
+    r = arena("run", "durable_state", "-a", "crewai", "--item", "durable-02", "--json", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-2000:]
+    summary = json.loads(r.stdout)
+    assert summary["passed"] == 1, summary
+    trace = [json.loads(l) for l in (Path(summary["run_dir"]) / "traces" / "durable-02.jsonl").read_text().splitlines()]
+    pause = next(e for e in trace if e["type"] == "suspended")
+    final = next(e for e in trace if e["type"] == "final")
+    assert pause["pid"] != final["pid"]
