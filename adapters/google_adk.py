@@ -27,11 +27,19 @@ with the same id and name, `{"result": decision.as_text()}`, run with the paused
 
 `google_adk_confirm` (GoogleADKConfirmAdapter): ADK tool confirmation, `FunctionTool(...,
 require_confirmation=True)` on request_approval. The first call returns ADK's placeholder error and
-ADK emits an `adk_request_confirmation` call (long-running) and stops. Resume: a `FunctionResponse`
+ADK emits an `adk_request_confirmation` call (long-running) and stops (with scripted-eager, after
+running the sibling book_room of the same turn, as above). Resume: a `FunctionResponse`
 to that call carrying a `ToolConfirmation` (`confirmed`, `payload`). On confirm ADK runs the
 request_approval body, which the adapter owns and which returns the payload (decision.as_text()).
 On reject ADK writes its own fixed result `{"error": "This tool call is rejected."}` without running
 the body: the deny reason (sent in the payload) never reaches the model.
+
+Tool-level gate (approval_gate), both adapters: a spec with `requires_approval` is the same one
+harness call wrapped in `FunctionTool(require_confirmation=True)`, ADK's only tool-level gate. ADK
+answers the model's call with its placeholder, emits `adk_request_confirmation` and stops; the
+pending request is the gated call (name, args, id). Confirmed, ADK executes the held call itself;
+rejected, it never runs and the model reads the fixed rejection result. Ordinary sibling calls of
+that turn run in the same step, before the stop.
 
 LiteLLM is told to stay offline before it is first imported (local model-cost map, offline mode, no
 callbacks); OpenTelemetry's SDK is disabled unless the environment already decided.
@@ -46,13 +54,16 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import threading
 import uuid
+import warnings
 from typing import Any
 
 from arena.types import (
     AdapterInfo,
     Capabilities,
     Decision,
+    DecisionKind,
     LegContext,
     LegResult,
     PendingRequest,
@@ -71,21 +82,28 @@ _OFFLINE_ENV = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no fetch of the model-cost map at import
     "LITELLM_OFFLINE_MODE": "true",  # no catalog/tokenizer/blog fetches
     "LITELLM_MODE": "PRODUCTION",  # no .env autoload (ADK sets this too)
-    "LITELLM_TELEMETRY": "False",
     "OTEL_SDK_DISABLED": "true",
 }
 _ADK: dict[str, Any] = {}
+_ADK_LOCK = threading.Lock()
 
 
 def _adk() -> dict[str, Any]:
     """Import ADK and LiteLLM once per process, offline, and return what the adapter uses."""
-    if _ADK:
-        return _ADK
+    with _ADK_LOCK:
+        if not _ADK:
+            _ADK.update(_import_adk())
+    return _ADK
+
+
+def _import_adk() -> dict[str, Any]:
     for key, value in _OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
+    # ADK warns on every process's first ResumabilityConfig that the feature is experimental.
+    warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\] ResumabilityConfig", category=UserWarning)
     import litellm  # slow (seconds): only here, once
 
-    litellm.telemetry = False
+    # No logging/observability callbacks (LiteLLM's own usage telemetry is proxy-only and off).
     for name in ("callbacks", "success_callback", "failure_callback", "input_callback", "service_callback"):
         setattr(litellm, name, [])
     litellm._async_success_callback = []
@@ -125,20 +143,19 @@ def _adk() -> dict[str, Any]:
     class SpecLongRunningTool(LongRunningFunctionTool, SpecFunctionTool):
         """LongRunningFunctionTool over the JSON-schema declaration (it still appends its NOTE)."""
 
-    _ADK.update(
-        LlmAgent=LlmAgent,
-        App=App,
-        ResumabilityConfig=ResumabilityConfig,
-        LiteLlm=LiteLlm,
-        Runner=Runner,
-        SqliteSessionService=SqliteSessionService,
-        HarnessTool=HarnessTool,
-        SpecFunctionTool=SpecFunctionTool,
-        SpecLongRunningTool=SpecLongRunningTool,
-        ToolContext=ToolContext,
-        types=types,
-    )
-    return _ADK
+    return {
+        "LlmAgent": LlmAgent,
+        "App": App,
+        "ResumabilityConfig": ResumabilityConfig,
+        "LiteLlm": LiteLlm,
+        "Runner": Runner,
+        "SqliteSessionService": SqliteSessionService,
+        "HarnessTool": HarnessTool,
+        "SpecFunctionTool": SpecFunctionTool,
+        "SpecLongRunningTool": SpecLongRunningTool,
+        "ToolContext": ToolContext,
+        "types": types,
+    }
 
 
 def _declaration(types: Any, spec: ToolSpec) -> Any:
@@ -188,9 +205,17 @@ def _text(event: Any) -> str:
 
 
 class _ADKBase:
-    """Shared leg machinery; subclasses choose the approval tool and how a decision is sent back."""
+    """Shared leg machinery; subclasses choose the approval tool's pause and how it is answered.
+
+    Gated tools (a spec with `requires_approval`, the approval_gate arena) are the same in both
+    adapters: ADK's only tool-level gate, `FunctionTool(require_confirmation=True)` around the one
+    harness call, paused as `adk_request_confirmation` and answered with a ToolConfirmation.
+    """
 
     info: AdapterInfo
+    # Resumable App: the configuration in which ADK itself stops at a long-running call even when a
+    # sibling call answered in the same step. Off only in tests that show what happens without it.
+    resumable: bool = True
 
     async def start(self, ctx: LegContext) -> LegResult:
         adk = _adk()
@@ -211,9 +236,13 @@ class _ADKBase:
 
     async def resume(self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:
         types = _adk()["types"]
-        response = types.FunctionResponse(
-            id=state["call_id"], name=state["call_name"], response=self._response(decision)
-        )
+        if state["call_name"] == CONFIRMATION_CALL:
+            # A ToolConfirmation. An answer confirms (its text is what the approval tool returns);
+            # only a denial rejects.
+            answer = {"confirmed": decision.kind is not DecisionKind.deny, "payload": decision.as_text()}
+        else:
+            answer = self._lro_response(decision)
+        response = types.FunctionResponse(id=state["call_id"], name=state["call_name"], response=answer)
         message = types.Content(role="user", parts=[types.Part(function_response=response)])
         return await self._leg(ctx, state, message, invocation_id=state["invocation"])
 
@@ -222,21 +251,29 @@ class _ADKBase:
     def _approval_tool(self, spec: ToolSpec) -> Any:
         raise NotImplementedError
 
-    def _response(self, decision: Decision) -> dict[str, Any]:
-        raise NotImplementedError
+    def _lro_response(self, decision: Decision) -> dict[str, Any]:
+        raise NotImplementedError(f"{type(self).__name__} pauses only on tool confirmations")
 
-    def _pause_calls(self, event: Any, approval: str) -> list[tuple[Any, PendingRequest]]:
-        """(call to answer, the approval request it stands for) for each pause call on this event."""
-        raise NotImplementedError
+    def _lro_pauses(self, event: Any, approval: str | None) -> list[tuple[Any, PendingRequest]]:
+        """Pause calls of a long-running approval tool on this event (none by default)."""
+        return []
+
+    def _confirmed_tools(self, ctx: LegContext) -> set[str]:
+        """Tools whose calls pause as adk_request_confirmation."""
+        return set(ctx.gated_tools)
 
     # -- shared ------------------------------------------------------------------------------------
 
     def _app(self, ctx: LegContext) -> Any:
         adk = _adk()
-        tools = [
-            self._approval_tool(spec) if spec.kind is ToolKind.approval else adk["HarnessTool"](spec, ctx)
-            for spec in ctx.tools.specs
-        ]
+        tools = []
+        for spec in ctx.tools.specs:
+            if spec.kind is ToolKind.approval:
+                tools.append(self._approval_tool(spec))
+            elif spec.requires_approval:
+                tools.append(_gated_tool(spec, ctx))
+            else:
+                tools.append(adk["HarnessTool"](spec, ctx))
         model = adk["LiteLlm"](model="openai/" + ctx.model.name, api_base=ctx.model.base_url, api_key=ctx.model.api_key)
         instructions = ctx.instructions
         agent = adk["LlmAgent"](
@@ -246,9 +283,8 @@ class _ADKBase:
             instruction=lambda _readonly_ctx: instructions,
             tools=tools,
         )
-        return adk["App"](
-            name=APP_NAME, root_agent=agent, resumability_config=adk["ResumabilityConfig"](is_resumable=True)
-        )
+        resumability = adk["ResumabilityConfig"](is_resumable=True) if self.resumable else None
+        return adk["App"](name=APP_NAME, root_agent=agent, resumability_config=resumability)
 
     async def _leg(self, ctx: LegContext, state: dict[str, Any], message: Any, invocation_id: str | None) -> LegResult:
         """Run the Runner until its event stream ends by itself; then read how the run stopped."""
@@ -270,21 +306,32 @@ class _ADKBase:
             await service.close()
         return self._outcome(ctx, state, events)
 
+    def _pause_calls(self, ctx: LegContext, event: Any) -> list[tuple[Any, PendingRequest]]:
+        """(call to answer, the request it stands for) for each pause call on this event."""
+        approval = next((s.name for s in ctx.tools.specs if s.kind is ToolKind.approval), None)
+        out = self._lro_pauses(event, approval)
+        confirmed = self._confirmed_tools(ctx)
+        ids = event.long_running_tool_ids or set()
+        for fc in event.get_function_calls():
+            if fc.id in ids and fc.name == CONFIRMATION_CALL:
+                original = (fc.args or {}).get("originalFunctionCall") or {}
+                if original.get("name") in confirmed:
+                    args = dict(original.get("args") or {})
+                    out.append((fc, PendingRequest(tool=original["name"], args=args, call_id=original.get("id"))))
+        return out
+
     def _outcome(self, ctx: LegContext, state: dict[str, Any], events: list[Any]) -> LegResult:
-        approval = ctx.approval_tool.name
         answered = {fr.id for e in events for fr in e.get_function_responses() if fr.id}
         pause: tuple[int, Any, Any, PendingRequest] | None = None
         for index, event in enumerate(events):
-            for call, pending in self._pause_calls(event, approval):
+            for call, pending in self._pause_calls(ctx, event):
                 if call.id not in answered:
                     pause = (index, event, call, pending)
         if pause is not None:
             index, event, call, pending = pause
             # Did the framework go on after the pause call? Any later model output (text or calls)
             # means it did not stop there, whatever the event flags say.
-            went_on = any(
-                e.author == AGENT_NAME and (_text(e) or e.get_function_calls()) for e in events[index + 1 :]
-            )
+            went_on = any(e.author == AGENT_NAME and (_text(e) or e.get_function_calls()) for e in events[index + 1 :])
             if not went_on:
                 paused = {
                     **{k: state[k] for k in ("db", "app", "user", "session")},
@@ -297,8 +344,28 @@ class _ADKBase:
         if finals:
             return LegResult.finished(_text(finals[-1]))
         if pause is not None:
-            return LegResult.errored("the run went on after the approval call but gave no final answer")
+            return LegResult.errored("the run went on after the pause call but gave no final answer")
         return LegResult.errored("the run ended with neither a final answer nor a pending approval")
+
+
+def _gated_tool(spec: ToolSpec, ctx: LegContext) -> Any:
+    """A gated harness tool: ADK asks for confirmation first, and runs the harness call only if confirmed."""
+    adk = _adk()
+
+    async def run(tool_context: Any, args: dict[str, Any]) -> str:
+        return await ctx.tools.acall(spec.name, args)
+
+    return adk["SpecFunctionTool"](_spec_function(spec, run, adk["ToolContext"]), require_confirmation=True)
+
+
+TOOL_GATE_MECHANISM = (
+    "FunctionTool(require_confirmation=True) on each gated tool: adk_request_confirmation (long-running) in a "
+    "resumable App; answered with a ToolConfirmation FunctionResponse; ADK runs the held call itself if confirmed"
+)
+TOOL_GATE_NOTES = (
+    "Gated tools: confirmed, ADK executes the held call and the model reads the tool's own result (no note); "
+    f"rejected, the call never runs and the model reads ADK's fixed {REJECTED_RESULT!r} (no reason)."
+)
 
 
 class GoogleADKAdapter(_ADKBase):
@@ -311,6 +378,8 @@ class GoogleADKAdapter(_ADKBase):
             "FunctionResponse for the same call id via Runner.run_async(invocation_id=...)"
         ),
         pause_kind="native",
+        tool_gate="native",
+        tool_gate_mechanism=TOOL_GATE_MECHANISM,
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,
@@ -320,24 +389,29 @@ class GoogleADKAdapter(_ADKBase):
                 "so notes, reasons and answers all reach the model as request_approval's result. The pause "
                 "holds only with a None-returning function and a resumable App: a function returning a "
                 "pending status lets ADK call the model again at once, and a non-resumable App goes on "
-                "after a sibling call's response."
+                "after a sibling call's response. " + TOOL_GATE_NOTES
             ),
         ),
     )
 
+    # What the long-running function returns at once. None: no interim FunctionResponse. Anything
+    # else (ADK's docs return {"status": "pending"}) is sent to the model as the call's result and
+    # the loop carries on; tests set it to show exactly that.
+    interim_result: Any = None
+
     def _approval_tool(self, spec: ToolSpec) -> Any:
         adk = _adk()
+        interim = self.interim_result
 
-        async def pending(tool_context: Any, args: dict[str, Any]) -> None:
-            # No interim result: with one, ADK sends it to the model and the loop carries on.
-            return None
+        async def pending(tool_context: Any, args: dict[str, Any]) -> Any:
+            return interim
 
         return adk["SpecLongRunningTool"](_spec_function(spec, pending, adk["ToolContext"]))
 
-    def _response(self, decision: Decision) -> dict[str, Any]:
+    def _lro_response(self, decision: Decision) -> dict[str, Any]:
         return {"result": decision.as_text()}
 
-    def _pause_calls(self, event: Any, approval: str) -> list[tuple[Any, PendingRequest]]:
+    def _lro_pauses(self, event: Any, approval: str | None) -> list[tuple[Any, PendingRequest]]:
         ids = event.long_running_tool_ids or set()
         return [
             (fc, PendingRequest(tool=fc.name, args=dict(fc.args or {}), call_id=fc.id))
@@ -356,6 +430,8 @@ class GoogleADKConfirmAdapter(_ADKBase):
             "FunctionResponse via Runner.run_async(invocation_id=...)"
         ),
         pause_kind="native",
+        tool_gate="native",
+        tool_gate_mechanism=TOOL_GATE_MECHANISM,
         capabilities=Capabilities(
             deny_reason=False,
             approve_note=True,
@@ -364,7 +440,7 @@ class GoogleADKConfirmAdapter(_ADKBase):
                 "A ToolConfirmation is confirmed True/False plus a payload. Confirmed: ADK runs the "
                 "adapter-owned request_approval body, which returns the payload (decision.as_text()), so "
                 "notes and answers reach the model. Rejected: ADK does not run the body and writes its own "
-                f"fixed result {REJECTED_RESULT!r}; the reason sent in the payload is dropped."
+                f"fixed result {REJECTED_RESULT!r}; the reason sent in the payload is dropped. " + TOOL_GATE_NOTES
             ),
         ),
     )
@@ -376,22 +452,10 @@ class GoogleADKConfirmAdapter(_ADKBase):
             # ADK runs this only once the call was confirmed; the decision travels in the payload.
             confirmation = tool_context.tool_confirmation
             payload = confirmation.payload if confirmation is not None else None
-            return payload if isinstance(payload, str) else Decision(kind="approve").as_text()
+            return payload if isinstance(payload, str) else Decision(kind=DecisionKind.approve).as_text()
 
         return adk["SpecFunctionTool"](_spec_function(spec, confirmed, adk["ToolContext"]), require_confirmation=True)
 
-    def _response(self, decision: Decision) -> dict[str, Any]:
-        # An answer confirms the call (its text is what the tool returns); only a denial rejects it.
-        return {"confirmed": decision.kind.value != "deny", "payload": decision.as_text()}
-
-    def _pause_calls(self, event: Any, approval: str) -> list[tuple[Any, PendingRequest]]:
-        ids = event.long_running_tool_ids or set()
-        out = []
-        for fc in event.get_function_calls():
-            if fc.id not in ids or fc.name != CONFIRMATION_CALL:
-                continue
-            original = (fc.args or {}).get("originalFunctionCall") or {}
-            if original.get("name") == approval:
-                pending = PendingRequest(tool=approval, args=dict(original.get("args") or {}), call_id=original.get("id"))
-                out.append((fc, pending))
-        return out
+    def _confirmed_tools(self, ctx: LegContext) -> set[str]:
+        approval = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval}
+        return approval | set(ctx.gated_tools)

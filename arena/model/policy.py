@@ -119,6 +119,22 @@ def native_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def unwrap_result(text: str) -> str:
+    """A tool result as the tool returned it, out of a `{"result": value}` envelope if it has one.
+
+    Some frameworks (Google ADK) send a tool's plain return value to the model as the JSON object
+    {"result": value}; a model reads through that envelope, so the policy does too.
+    """
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return text
+    if isinstance(value, dict) and list(value) == ["result"]:
+        inner = value["result"]
+        return inner if isinstance(inner, str) else json.dumps(inner)
+    return text
+
+
 @dataclass
 class _Call:
     id: str | None
@@ -148,7 +164,7 @@ def _calls_with_results(messages: list[dict[str, Any]]) -> list[_Call]:
                 if call.id:
                     by_id[call.id] = call
         elif role == "tool":
-            result = text_of(message.get("content"))
+            result = unwrap_result(text_of(message.get("content")))
             target = by_id.get(message.get("tool_call_id") or "")
             if target is None and unanswered:
                 target = unanswered[0]

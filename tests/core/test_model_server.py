@@ -136,3 +136,12 @@ def test_reckless_reads_the_gated_result(book_result, expected):
         {"role": "tool", "tool_call_id": "b1", "content": book_result},
     ]
     assert next_turn(messages, "reckless").content.startswith(expected)
+
+
+def test_policy_reads_through_a_result_envelope():
+    messages = [
+        TASK,
+        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search_rooms", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"result": json.dumps({"rooms": [{"room_id": "R7", "name": "N", "capacity": 9}]})})},
+    ]
+    assert "R7" in next_turn(messages).tool_calls[0].args["summary"]

@@ -1,0 +1,707 @@
+"""Google ADK: LongRunningFunctionTool (google_adk) and tool confirmation (google_adk_confirm), both
+in a resumable App over LiteLlm, with a SqliteSessionService session store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+pytest.importorskip("google.adk")
+pytest.importorskip("litellm")
+
+import arenas  # noqa: E402
+from adapters.google_adk import (  # noqa: E402
+    CONFIRMATION_CALL,
+    REJECTED_RESULT,
+    GoogleADKAdapter,
+    GoogleADKConfirmAdapter,
+)
+from arena.model.policy import next_turn  # noqa: E402
+from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
+from arena.trace import TraceRecorder  # noqa: E402
+from arena.types import LegContext, ModelConfig  # noqa: E402
+from tests.conftest import normalised  # noqa: E402
+
+APPROVAL = "request_approval"
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = arenas.load("human_in_the_loop")
+ITEMS = {i.id: i for i in SPEC.items}
+REJECTED_TEXT = json.dumps(REJECTED_RESULT)  # how LiteLLM serialises ADK's rejection on the wire
+
+
+def _wire_slice(server, run):
+    before = len(server.chat.requests)
+    results = run()
+    return results, server.chat.requests[before:]
+
+
+@pytest.fixture(scope="module")
+def lro(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("google_adk"))
+
+
+@pytest.fixture(scope="module")
+def lro_eager(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("google_adk", profile="scripted-eager"))
+
+
+@pytest.fixture(scope="module")
+def confirm(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("google_adk_confirm"))
+
+
+@pytest.fixture(scope="module")
+def confirm_eager(run_adapter, server):
+    return _wire_slice(server, lambda: run_adapter("google_adk_confirm", profile="scripted-eager"))
+
+
+@pytest.fixture(scope="module")
+def vanilla(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla")}
+
+
+@pytest.fixture(scope="module")
+def vanilla_eager(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
+
+
+def _approval_results(requests) -> dict[str, list[str]]:
+    """approval summary -> every tool message the model saw for that request_approval call."""
+    calls: dict[str, str] = {}
+    seen: dict[str, list[str]] = {}
+    for body in requests:
+        for m in body["messages"]:
+            for tc in m.get("tool_calls") or []:
+                if tc["function"]["name"] == APPROVAL:
+                    calls[tc["id"]] = json.loads(tc["function"]["arguments"])["summary"]
+            if m.get("role") == "tool" and m.get("tool_call_id") in calls:
+                contents = seen.setdefault(calls[m["tool_call_id"]], [])
+                if m["content"] not in contents:
+                    contents.append(m["content"])
+    return seen
+
+
+def _rejected_final(expected: list[dict], reason: str) -> None:
+    """Vanilla's final answer quotes the deny reason; under ADK confirmation the model quotes ADK's
+    fixed rejection result instead (the reason never reaches it)."""
+    final = next(e for e in expected if e["type"] == "final")
+    assert f"({reason})" in final["text"]
+    final["text"] = final["text"].replace(f"({reason})", f"({REJECTED_TEXT})")
+
+
+# --- precondition: the scripted model reads ADK's tool-result envelope ---------------------------------
+
+
+def test_scripted_model_reads_through_adks_result_envelope():
+    """ADK gives the model a tool's plain return value as {"result": value} (LiteLLM sends that JSON
+    as the tool message). The scripted policy must read through it, as a model does; without that
+    core support nothing below can pass (the room search result would not parse)."""
+    rooms = json.dumps({"day": "Monday", "rooms": [{"room_id": "R102", "name": "Maple", "capacity": 6}]})
+    messages = [
+        {"role": "user", "content": "Book a meeting room for 3 people on Monday."},
+        {"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "search_rooms", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": json.dumps({"result": rooms})},
+    ]
+    turn = next_turn(messages)
+    assert [c.name for c in turn.tool_calls] == [APPROVAL]
+
+
+# --- info ---------------------------------------------------------------------------------------------
+
+
+def test_info():
+    from adapters import REGISTRY
+
+    for cls, name in ((GoogleADKAdapter, "google_adk"), (GoogleADKConfirmAdapter, "google_adk_confirm")):
+        assert cls.info.name == name
+        assert cls.info.framework == "google-adk"
+        assert cls.info.pause_kind == "native"
+        assert REGISTRY[name].version == metadata.version("google-adk")
+    caps = GoogleADKAdapter.info.capabilities
+    assert caps.deny_reason and caps.approve_note and caps.free_text
+    caps = GoogleADKConfirmAdapter.info.capabilities
+    assert not caps.deny_reason and caps.approve_note and caps.free_text
+    assert str(REJECTED_RESULT) in caps.notes
+
+
+def test_rejection_text_is_the_installed_frameworks():
+    """The pinned rejection result is the one this ADK release writes (guards a silent change)."""
+    import inspect
+
+    from google.adk.tools.function_tool import FunctionTool
+
+    assert f'return {{"error": "{REJECTED_RESULT["error"]}"}}' in inspect.getsource(FunctionTool.run_async)
+
+
+def test_adapter_module_imports_no_framework():
+    code = "import sys, adapters.google_adk; print(sorted(m for m in ('litellm', 'google.adk') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+# --- google_adk: LongRunningFunctionTool ----------------------------------------------------------------
+
+
+def test_lro_scripted_all_items_pass(lro):
+    results, _ = lro
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == 2, r.item_id
+
+
+def test_lro_scripted_traces_equal_vanilla(lro, vanilla):
+    results, _ = lro
+    for r in results:
+        assert normalised(r) == normalised(vanilla[r.item_id]), r.item_id
+
+
+def test_lro_model_sees_only_the_decision_and_is_not_called_while_paused(lro):
+    """On the wire: request_approval's one and only tool result is {"result": decision.as_text()}
+    (ADK's envelope); no interim/pending result was ever sent, i.e. the model was not called
+    between the long-running call and the resume."""
+    results, requests = lro
+    seen = _approval_results(requests)
+    for r in results:
+        pause = next(e for e in r.trace if e.type == "suspended")
+        decision = ITEMS[r.item_id].resume_with[0]
+        assert seen[pause.args["summary"]] == [json.dumps({"result": decision.as_text()})], r.item_id
+    # Per item: search -> approval (pause) -> [book] -> final: 4 requests approved, 3 denied.
+    approved = sum(ITEMS[r.item_id].resume_with[0].approved for r in results)
+    assert len(requests) == 4 * approved + 3 * (12 - approved)
+
+
+def test_tools_are_declared_by_their_json_schema(lro):
+    """The model sees each tool with the spec's JSON schema; LongRunningFunctionTool appends its
+    long-running NOTE to request_approval's description."""
+    _, requests = lro
+    offered = {t["function"]["name"]: t["function"] for t in requests[0]["tools"]}
+    assert set(offered) == {s.name for s in SPEC.tools}
+    for spec in SPEC.tools:
+        fn = offered[spec.name]
+        assert fn["parameters"] == spec.parameters, spec.name
+        if spec.name == APPROVAL:
+            assert fn["description"].startswith(spec.description) and "long-running operation" in fn["description"]
+        else:
+            assert fn["description"] == spec.description
+    system = requests[0]["messages"][0]
+    assert system["role"] == "system" and SPEC.instructions in system["content"]
+
+
+def test_lro_eager_sibling_executes_before_the_pause(lro_eager, vanilla_eager):
+    """scripted-eager: ADK runs every call of the model turn; book_room is an ordinary tool, so it
+    executes (once) in the same step in which request_approval goes long-running, and only then
+    does the resumable invocation pause (decide_step_resume: the long-running call is unanswered).
+    It is not run again on resume, and the model sees its BOOKED result, also on denied items.
+    Exact difference from vanilla (which holds the sibling): the approved item's leg-1 book_room
+    moves to leg 0 before `suspended`; a denied item gains a leg-0 book_room before `suspended`."""
+    results, requests = lro_eager
+    assert len(results) == 12
+    seen = _approval_results(requests)
+    for r in results:
+        assert r.status == "failed", (r.item_id, r.error)  # never errored
+        v = vanilla_eager[r.item_id]
+        assert v.status == "passed"
+        decision = ITEMS[r.item_id].resume_with[0]
+        failed = {c.name for c in r.checks if not c.passed}
+        if decision.approved:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+        else:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
+        assert normalised(r) == _eager_expected(r, v), r.item_id
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert seen[pause.args["summary"]] == [json.dumps({"result": decision.as_text()})], r.item_id
+
+
+def _eager_expected(r, v) -> list[dict]:
+    got = normalised(r)
+    expected = normalised(v)
+    if ITEMS[r.item_id].resume_with[0].approved:
+        i = next(k for k, e in enumerate(expected) if e["type"] == "tool_call" and e["tool"] == "book_room")
+        book = {**expected.pop(i), "leg": 0}
+    else:
+        assert not any(e.get("tool") == "book_room" for e in expected)
+        book = next(e for e in got if e.get("tool") == "book_room")
+        assert book["leg"] == 0 and book["result"].startswith("BOOKED")
+    s = next(k for k, e in enumerate(expected) if e["type"] == "suspended")
+    expected.insert(s, book)
+    assert sum(e.get("tool") == "book_room" for e in got) == 1
+    return expected
+
+
+# --- what ADK does without the None-returning function / without resumability --------------------------
+
+
+class _PendingStatus(GoogleADKAdapter):
+    """The long-running function returns a pending status, as in ADK's own LongRunningFunctionTool docs."""
+
+    interim_result: ClassVar[dict] = {"status": "pending"}
+
+
+class _PendingStatusNotResumable(_PendingStatus):
+    resumable = False
+
+
+class _NotResumable(GoogleADKAdapter):
+    resumable = False
+
+
+@pytest.mark.parametrize("adapter", [_PendingStatus, _PendingStatusNotResumable])
+def test_pending_status_does_not_pause_adk_calls_the_model_again(run_adapter, server, adapter):
+    """With an interim result ADK emits it as the call's FunctionResponse and the agent loop calls the
+    model again straight away (resumable App or not): no pause. The model answers from the pending
+    status; the run finishes in leg 0 and the item fails on `suspended`."""
+    results, requests = _wire_slice(server, lambda: run_adapter(adapter, items=["hitl-01", "hitl-02"]))
+    for r in results:
+        assert r.status == "failed" and r.legs == 1, r.item_id
+        assert [e.type for e in r.trace] == ["tool_call", "final"], r.item_id
+        assert "did not receive a clear approval" in r.trace[-1].text
+        assert not next(c for c in r.checks if c.name == "suspended").passed
+    assert len(requests) == 6  # per item: search, approval, and the extra call with the pending status
+    assert all(v == [json.dumps({"status": "pending"})] for v in _approval_results(requests).values())
+
+
+def test_not_resumable_pauses_alone_but_goes_on_after_a_sibling(run_adapter, server):
+    """Without resumability a lone long-running call still ends the run (its event is the step's
+    final response); with a sibling in the same turn the sibling's response is the step's last event,
+    so ADK calls the model again, filling the unanswered call with an error: no pause."""
+    (alone,) = run_adapter(_NotResumable, items=["hitl-01"])
+    assert alone.status == "passed"
+    (eager,), requests = _wire_slice(
+        server, lambda: run_adapter(_NotResumable, profile="scripted-eager", items=["hitl-01"])
+    )
+    assert eager.legs == 1 and [(e.type, e.tool) for e in eager.trace] == [
+        ("tool_call", "search_rooms"),
+        ("tool_call", "book_room"),
+        ("final", None),
+    ]
+    assert "did not receive a clear approval" in eager.trace[-1].text
+    (seen,) = _approval_results(requests).values()
+    assert len(seen) == 1 and "Missing tool result" in seen[0]
+
+
+# --- google_adk_confirm: tool confirmation --------------------------------------------------------------
+
+
+def test_confirm_scripted_all_items_pass(confirm):
+    results, _ = confirm
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == 2, r.item_id
+
+
+def test_confirm_traces_vs_vanilla(confirm, vanilla):
+    """Approved items: identical to vanilla. Denied items: identical except the final answer, which
+    quotes ADK's fixed rejection result where vanilla's quotes the human's reason."""
+    results, _ = confirm
+    for r in results:
+        expected = normalised(vanilla[r.item_id])
+        decision = ITEMS[r.item_id].resume_with[0]
+        if not decision.approved:
+            _rejected_final(expected, decision.text)
+        assert normalised(r) == expected, r.item_id
+
+
+def test_confirm_model_sees_payload_on_confirm_and_fixed_rejection_on_reject(confirm):
+    """On confirm ADK runs the adapter-owned body, which returns the ToolConfirmation payload
+    (decision.as_text()); on reject the body never runs and the model sees ADK's fixed result. The
+    placeholder 'requires confirmation' result ADK stores before the pause never reaches the model,
+    nor does the adk_request_confirmation call."""
+    results, requests = confirm
+    seen = _approval_results(requests)
+    for r in results:
+        pause = next(e for e in r.trace if e.type == "suspended")
+        decision = ITEMS[r.item_id].resume_with[0]
+        expected = json.dumps({"result": decision.as_text()}) if decision.approved else REJECTED_TEXT
+        assert seen[pause.args["summary"]] == [expected], r.item_id
+        if not decision.approved:
+            assert decision.text not in json.dumps([b["messages"] for b in requests])
+    wire = json.dumps(requests)
+    assert "requires confirmation" not in wire and CONFIRMATION_CALL not in wire
+
+
+def test_confirm_eager_sibling_executes_before_the_pause(confirm_eager, vanilla_eager):
+    """As with the long-running tool: ADK executes book_room in the same step in which
+    request_approval asks for confirmation, then stops. Same pinned difference from vanilla, plus
+    the rejection text in denied items' final answers."""
+    results, _ = confirm_eager
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "failed", (r.item_id, r.error)
+        decision = ITEMS[r.item_id].resume_with[0]
+        failed = {c.name for c in r.checks if not c.passed}
+        if decision.approved:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+        else:
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
+        expected = _eager_expected(r, vanilla_eager[r.item_id])
+        if not decision.approved:
+            _rejected_final(expected, decision.text)
+        assert normalised(r) == expected, r.item_id
+
+
+# --- approval_gate: book_room gated by ADK's tool confirmation (both adapters) -----------------------------
+# A spec with `requires_approval` becomes FunctionTool(require_confirmation=True) around the one harness
+# call: ADK answers the model's call with its placeholder, emits adk_request_confirmation and stops;
+# confirmed, ADK runs the held call itself (the harness logs it in leg 1); rejected, it never runs and
+# the model reads ADK's fixed rejection result.
+
+GATE = arenas.load("approval_gate")
+GATE_ITEMS = {i.id: i for i in GATE.items}
+
+
+@pytest.fixture(scope="module")
+def gate(run_adapter, server):
+    return {
+        name: _wire_slice(server, lambda name=name: run_adapter(name, profile="reckless", arena="approval_gate"))
+        for name in ("google_adk", "google_adk_confirm")
+    }
+
+
+@pytest.fixture(scope="module")
+def gate_parallel(run_adapter):
+    return run_adapter("google_adk", profile="reckless-parallel", arena="approval_gate")
+
+
+@pytest.fixture(scope="module")
+def vanilla_gate(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="reckless", arena="approval_gate")}
+
+
+@pytest.fixture(scope="module")
+def vanilla_gate_parallel(run_adapter):
+    return {r.item_id: r for r in run_adapter("vanilla", profile="reckless-parallel", arena="approval_gate")}
+
+
+def test_gate_is_declared_native():
+    for cls in (GoogleADKAdapter, GoogleADKConfirmAdapter):
+        assert cls.info.tool_gate == "native"
+        assert "require_confirmation=True" in cls.info.tool_gate_mechanism
+
+
+def _assert_all_gate_checks_pass(results):
+    assert len(results) == 12
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == 2, r.item_id
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert pause.leg == 0 and pause.tool == "book_room"
+        assert pause.args == {"room_id": GATE_ITEMS[r.item_id].metadata["expected_room"]}
+        books = [e for e in r.trace if e.type == "tool_call" and e.tool == "book_room"]
+        assert [e.leg for e in books] == ([1] if GATE_ITEMS[r.item_id].resume_with[0].approved else [])
+
+
+@pytest.mark.parametrize("name", ["google_adk", "google_adk_confirm"])
+def test_gate_reckless_all_items_pass_and_trace_vs_vanilla(gate, vanilla_gate, name):
+    """Approved: identical to vanilla. Denied: the final answer quotes ADK's fixed rejection result
+    where vanilla's quotes the human's reason (ADK carries no reason on a rejected confirmation)."""
+    results, _ = gate[name]
+    _assert_all_gate_checks_pass(results)
+    for r in results:
+        assert vanilla_gate[r.item_id].status == "passed"
+        expected = normalised(vanilla_gate[r.item_id])
+        decision = GATE_ITEMS[r.item_id].resume_with[0]
+        if not decision.approved:
+            _rejected_final(expected, decision.text)
+        assert normalised(r) == expected, (name, r.item_id)
+
+
+def test_gate_model_reads_tool_result_or_fixed_rejection(gate):
+    """On the wire, book_room's only tool result is the harness's own (in ADK's envelope) when
+    confirmed, and ADK's fixed rejection when rejected; ADK's placeholder never reaches the model."""
+    for name, (results, requests) in gate.items():
+        seen: dict[str, list[str]] = {}
+        for body in requests:
+            user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+            ids = {
+                tc["id"]
+                for m in body["messages"]
+                for tc in m.get("tool_calls") or []
+                if tc["function"]["name"] == "book_room"
+            }
+            for m in body["messages"]:
+                if (
+                    m.get("role") == "tool"
+                    and m["tool_call_id"] in ids
+                    and m["content"] not in seen.setdefault(user, [])
+                ):
+                    seen[user].append(m["content"])
+        for r in results:
+            item = GATE_ITEMS[r.item_id]
+            if item.resume_with[0].approved:
+                book = next(e for e in r.trace if e.type == "tool_call" and e.tool == "book_room")
+                assert seen[item.input] == [json.dumps({"result": book.result})], (name, r.item_id)
+            else:
+                assert seen[item.input] == [REJECTED_TEXT], (name, r.item_id)
+        assert "requires confirmation" not in json.dumps(requests)
+
+
+def test_gate_reckless_parallel_sibling_search_runs_before_the_pause(gate_parallel, vanilla_gate_parallel):
+    """reckless-parallel emits book_room + a second search_rooms in one turn. ADK runs the ordinary
+    sibling (search_rooms) in that step and only holds the gated call, so the second search runs in
+    leg 0 before the suspension, whatever the decision. Vanilla holds the sibling: it runs it after
+    book_room on approve and never on deny. So the trace is vanilla's with that search moved
+    (approved) or added (denied) just before the suspension (and the rejection text on denied
+    items); all checks still pass (a read tool)."""
+    _assert_all_gate_checks_pass(gate_parallel)
+    for r in gate_parallel:
+        item = GATE_ITEMS[r.item_id]
+        v = normalised(vanilla_gate_parallel[r.item_id])
+        assert vanilla_gate_parallel[r.item_id].status == "passed"
+        first_search = v[0]
+        assert first_search["type"] == "tool_call" and first_search["tool"] == "search_rooms"
+        expected = [e for e in v if not (e["type"] == "tool_call" and e["tool"] == "search_rooms" and e["leg"] == 1)]
+        if item.resume_with[0].approved:
+            assert len(expected) == len(v) - 1, r.item_id  # vanilla ran it after the approval
+        else:
+            assert expected == v, r.item_id  # vanilla never ran it
+            _rejected_final(expected, item.resume_with[0].text)
+        at = next(i for i, e in enumerate(expected) if e["type"] == "suspended")
+        expected.insert(at, {**first_search, "leg": 0})
+        assert normalised(r) == expected, r.item_id
+
+
+# --- resume from the persisted session, in a new process ------------------------------------------------
+
+_RESUME_IN_NEW_PROCESS = """
+import asyncio, json, os, sys
+import arenas
+from adapters.google_adk import GoogleADKAdapter, GoogleADKConfirmAdapter
+from arena.tools.box import RemoteToolBox
+from arena.types import Decision, LegContext, ModelConfig
+
+spec = arenas.load("human_in_the_loop")
+classes = {"google_adk": GoogleADKAdapter, "google_adk_confirm": GoogleADKConfirmAdapter}
+
+async def resume(req):
+    ctx = LegContext(
+        item=spec.item(req["item"]), instructions=spec.instructions,
+        model=ModelConfig(name=req["profile"], base_url=req["base_url"], api_key="arena-local"),
+        tools=RemoteToolBox(req["endpoint"], spec.tools), workdir=req["workdir"],
+    )
+    return await classes[req["adapter"]]().resume(req["state"], Decision.model_validate(req["decision"]), ctx)
+
+out = [asyncio.run(resume(req)).model_dump(mode="json") for req in json.loads(sys.argv[1])]
+print(json.dumps({"pid": os.getpid(), "results": out}))
+"""
+
+NEW_PROCESS_CASES = [
+    ("google_adk", "hitl-02", "scripted"),
+    ("google_adk", "hitl-03", "scripted"),
+    ("google_adk", "hitl-01", "scripted-eager"),
+    ("google_adk_confirm", "hitl-04", "scripted"),
+    ("google_adk_confirm", "hitl-07", "scripted"),
+]
+CLASSES = {"google_adk": GoogleADKAdapter, "google_adk_confirm": GoogleADKConfirmAdapter}
+
+
+async def _stored_events(state):
+    from google.adk.sessions.sqlite_session_service import SqliteSessionService
+
+    service = SqliteSessionService(state["db"])
+    try:
+        session = await service.get_session(app_name=state["app"], user_id=state["user"], session_id=state["session"])
+    finally:
+        await service.close()
+    return session.events
+
+
+@pytest.fixture(scope="module")
+def new_process(server, tmp_path_factory):
+    """Leg 0 of each case in this process; leg 1 of all of them in ONE fresh Python process given
+    only the JSON state. Returns {(adapter, item): (first LegResult, stored session events at the
+    pause, resumed result, leg-0 trace, leg-1 trace)}."""
+    cases = {}
+    requests = []
+    endpoints = []
+    for name, item_id, profile in NEW_PROCESS_CASES:
+        item = ITEMS[item_id]
+        recorder = TraceRecorder()
+        executor = ToolExecutor(SPEC.tools, SPEC.functions, recorder)
+        workdir = str(tmp_path_factory.mktemp(f"{name}-{item_id}"))
+        model = ModelConfig(name=profile, base_url=server.base_url, api_key="arena-local")
+        ctx = LegContext(
+            item=item, instructions=SPEC.instructions, model=model, tools=LocalToolBox(executor), workdir=workdir
+        )
+        first = asyncio.run(CLASSES[name]().start(ctx))
+        assert first.status == "suspended", (name, item_id, first)
+        state = json.loads(json.dumps(first.state))  # plain JSON: all the new process gets
+        assert set(state) == {"db", "app", "user", "session", "invocation", "call_id", "call_name"}
+        assert Path(state["db"]).is_file() and Path(state["db"]).parent == Path(workdir)
+        endpoint = server.register(executor)
+        endpoints.append(endpoint)
+        requests.append(
+            {
+                "adapter": name,
+                "item": item_id,
+                "profile": profile,
+                "base_url": server.base_url,
+                "endpoint": endpoint,
+                "workdir": workdir,
+                "state": state,
+                "decision": item.resume_with[0].model_dump(mode="json"),
+            }
+        )
+        cases[(name, item_id)] = (first, asyncio.run(_stored_events(state)), recorder, len(recorder.events))
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _RESUME_IN_NEW_PROCESS, json.dumps(requests)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+    finally:
+        for endpoint in endpoints:
+            server.unregister(endpoint)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["pid"] != os.getpid()
+    return {
+        key: (first, stored, result, recorder.events[:n], recorder.events[n:])
+        for (key, (first, stored, recorder, n)), result in zip(cases.items(), out["results"])
+    }
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        ("google_adk", "hitl-02"),
+        ("google_adk", "hitl-03"),
+        ("google_adk_confirm", "hitl-04"),
+        ("google_adk_confirm", "hitl-07"),
+    ],
+)
+def test_resume_in_new_process_from_sqlite_session(new_process, key):
+    first, stored, result, leg0, leg1 = new_process[key]
+    name, item_id = key
+    assert first.pending.tool == APPROVAL and first.pending.call_id
+    assert [(e.type, e.tool) for e in leg0] == [("tool_call", "search_rooms")]
+    # The stored session ends on the pause call, flagged long-running and unanswered.
+    last = stored[-1]
+    (call,) = last.get_function_calls()
+    assert call.id == first.state["call_id"] and call.id in last.long_running_tool_ids
+    assert last.invocation_id == first.state["invocation"]
+    assert not any(fr.id == call.id for e in stored for fr in e.get_function_responses())
+    if name == "google_adk":
+        assert call.name == APPROVAL and call.id == first.pending.call_id
+    else:
+        # ADK first stored its placeholder result for request_approval (with the confirmation
+        # request in its actions), then the adk_request_confirmation call that points back at it.
+        assert call.name == CONFIRMATION_CALL
+        assert call.args["originalFunctionCall"]["id"] == first.pending.call_id
+        (placeholder,) = stored[-2].get_function_responses()
+        assert placeholder.id == first.pending.call_id
+        assert placeholder.response == {"error": "This tool call requires confirmation, please approve or reject."}
+        assert first.pending.call_id in stored[-2].actions.requested_tool_confirmations
+    assert result["status"] == "finished"
+    decision = ITEMS[item_id].resume_with[0]
+    if decision.approved:
+        assert [(e.tool, e.result.split(" ")[0]) for e in leg1] == [("book_room", "BOOKED")]
+        assert result["final_text"].startswith("Done: BOOKED")
+    else:
+        assert leg1 == []
+        assert "denied" in result["final_text"]
+        assert (decision.text in result["final_text"]) is (name == "google_adk")
+
+
+def test_eager_session_holds_the_executed_sibling(new_process):
+    """The mechanism behind the eager trace: at the pause the stored session already holds
+    book_room's FunctionResponse; the new process resumes without running it again."""
+    _, stored, result, leg0, leg1 = new_process[("google_adk", "hitl-01")]
+    assert [(e.type, e.tool) for e in leg0] == [("tool_call", "search_rooms"), ("tool_call", "book_room")]
+    responses = [fr for e in stored for fr in e.get_function_responses()]
+    assert [fr.name for fr in responses] == ["search_rooms", "book_room"]
+    assert responses[-1].response["result"].startswith("BOOKED")
+    assert leg1 == []
+    assert result["status"] == "finished" and result["final_text"].startswith("Done: BOOKED")
+
+
+# --- offline ------------------------------------------------------------------------------------------
+
+_OFFLINE_RUN = """
+import json, os, socket, sys
+
+attempts = []
+LOCAL = {"127.0.0.1", "localhost", "::1"}
+real_connect, real_getaddrinfo = socket.socket.connect, socket.getaddrinfo
+
+def connect(self, address):
+    host = address[0] if isinstance(address, tuple) else address
+    if self.family in (socket.AF_INET, socket.AF_INET6) and host not in LOCAL:
+        attempts.append(("connect", str(address)))
+        raise OSError("network disabled in this test")
+    return real_connect(self, address)
+
+def getaddrinfo(host, *args, **kwargs):
+    if host not in LOCAL and host is not None:
+        attempts.append(("getaddrinfo", str(host)))
+        raise socket.gaierror("network disabled in this test")
+    return real_getaddrinfo(host, *args, **kwargs)
+
+socket.socket.connect = connect
+socket.getaddrinfo = getaddrinfo
+
+import arenas
+from adapters import REGISTRY
+from arena.runner import run_items
+from arena.server import HarnessServer
+from arena.types import ModelConfig
+
+spec = arenas.load("human_in_the_loop")
+items = [spec.item("hitl-01"), spec.item("hitl-02")]
+out = {}
+with HarnessServer() as srv:
+    model = ModelConfig(name="scripted", base_url=srv.base_url, api_key="arena-local")
+    for name in ("google_adk", "google_adk_confirm"):
+        out[name] = [r.status for r in run_items(REGISTRY[name].load(), spec, items, model, timeout_s=120)]
+env = {k: os.environ.get(k) for k in ("LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_OFFLINE_MODE", "OTEL_SDK_DISABLED")}
+import litellm
+print(json.dumps({"results": out, "attempts": attempts, "env": env, "litellm_callbacks": len(litellm.callbacks)}))
+"""
+
+
+def test_nothing_touches_the_network():
+    """In a fresh process with every non-loopback connect and DNS lookup refused and recorded, and
+    without the offline variables that tests/conftest.py sets: both adapters pass, nothing tried to
+    leave the machine, and the adapter itself set LiteLLM's offline switches. (Control, checked by
+    hand: with LITELLM_LOCAL_MODEL_COST_MAP=False the same script records LiteLLM's model-cost-map
+    fetch from raw.githubusercontent.com; the items still pass on LiteLLM's local fallback, which is
+    why this asserts on the attempts and not on the results alone.)"""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_OFFLINE_MODE", "OTEL_SDK_DISABLED")
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", _OFFLINE_RUN],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**env, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["results"] == {"google_adk": ["passed", "passed"], "google_adk_confirm": ["passed", "passed"]}
+    assert out["attempts"] == []
+    assert out["env"] == {
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "LITELLM_OFFLINE_MODE": "true",
+        "OTEL_SDK_DISABLED": "true",
+    }
+    assert out["litellm_callbacks"] == 0
