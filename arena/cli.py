@@ -100,11 +100,9 @@ def run_cmd(
     """Run ARENA on one or more adapters; write a run directory per adapter and print the results."""
     import arenas
     from arena.model.resolve import ModelError, resolve_model
-    from arena.worker.envs import EnvError
     from arena.results import RunSummary
-    from arena.rundir import RunDir
-    from arena.runner import run_items
     from arena.server import HarnessServer
+    from arena.worker.envs import EnvError
 
     if arena_name not in arenas.names():
         _fail(f"unknown arena {arena_name!r}; choose from {', '.join(arenas.names())}")
@@ -130,35 +128,15 @@ def run_cmd(
     summaries: list[RunSummary] = []
     failed_setup: list[str] = []
     with HarnessServer() as server:
-        model_config = resolve_model(model, base_url, server.base_url)
         for name, target in selected:
             try:
-                info, version, factory = _prepare(target, server, spec.restart_between_legs)
+                with _progress(name, len(items), quiet=False) as advance:
+                    summary = _run_one(spec, name, target, model, out, server, timeout=timeout, items=items,
+                                       on_result=advance, base_url=base_url)
             except EnvError as exc:
                 err.print(f"[red]{name}: {exc}[/red]")
                 failed_setup.append(name)
                 continue
-            pause_kind, mechanism = spec.pause_kind_of(info), spec.pause_mechanism_of(info)
-            if pause_kind == "unsupported":
-                what = "tool-level approval gate" if spec.gated else "pause primitive"
-                err.print(f"[yellow]{name}: {info.framework} has no {what} (pause kind unsupported); "
-                          "items still run to show what happens without one[/yellow]")
-            meta = {"framework": info.framework, "framework_version": version, "pause_mechanism": mechanism,
-                    "pause_kind": pause_kind, "capabilities": info.capabilities.model_dump(),
-                    "restart_between_legs": spec.restart_between_legs,
-                    "base_url": model_config.base_url if not model.startswith("scripted") else "loopback (scripted)",
-                    "items": [i.id for i in items]}
-            run_dir = RunDir(out, arena_name, name, model, meta)
-            with _progress(f"{name}", len(items), quiet=False) as advance:
-                def on_result(result, _rd=run_dir, _adv=advance):
-                    _rd.add(result)
-                    _adv(result)
-                results = run_items(factory, spec, items, model_config, timeout, on_result)
-            summary = RunSummary.tally(
-                results, arena=arena_name, adapter=name, framework=info.framework, framework_version=version,
-                pause_mechanism=mechanism, pause_kind=pause_kind, model=model, run_dir=str(run_dir.path),
-            )
-            run_dir.finish(summary)
             summaries.append(summary)
             if json_out:
                 print(summary.model_dump_json(), flush=True)
@@ -248,8 +226,7 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
              items=None, on_result=None, base_url: str | None = None):
     """Run one arena (an ArenaSpec) on one adapter with one model; write its run directory; return its RunSummary.
 
-    The same steps as `run_cmd`'s loop body (which should be refactored to call this). Raises EnvError
-    when an isolated adapter's environment cannot be built.
+    Raises EnvError when an isolated adapter's environment cannot be built.
     """
     from arena.model import PROFILES
     from arena.model.resolve import resolve_model
@@ -307,7 +284,7 @@ def matrix_cmd(
     arena_name: Annotated[Optional[list[str]], typer.Option("--arena", help="only this arena; repeatable (default: all)")] = None,
     findings: Annotated[Optional[Path], typer.Option(help="also write findings.md here")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print matrix.json on stdout")] = False,
-    timeout: Annotated[float, typer.Option(help="per-item timeout in seconds (when running)", min=1)] = 60.0,
+    timeout: Annotated[float, typer.Option(help="per-item timeout in seconds (when running)", min=1)] = 180.0,
 ) -> None:
     """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
     import json

@@ -11,9 +11,9 @@ from pathlib import Path
 from arena.report.matrix import COLUMNS, Matrix, collect_runs, compute_matrix
 
 
-def write_reports(m: Matrix, out: Path, findings: Path | None = None, command: str | None = None) -> dict[str, Path]:
+def write_reports(m: Matrix, out: Path, findings: Path | None = None) -> dict[str, Path]:
     """Write matrix.md, matrix.html and matrix.json into `out` (and findings.md if asked); return their paths."""
-    from arena.report.findings import DEFAULT_COMMAND, render_findings
+    from arena.report.findings import render_findings
     from arena.report.render_html import render_matrix_html
     from arena.report.render_md import render_matrix_md
 
@@ -24,7 +24,7 @@ def write_reports(m: Matrix, out: Path, findings: Path | None = None, command: s
     paths["json"].write_text(json.dumps(m.to_json(), indent=2, ensure_ascii=False) + "\n")
     if findings is not None:
         findings.parent.mkdir(parents=True, exist_ok=True)
-        findings.write_text(render_findings(m, doc_dir=findings.parent, command=command or DEFAULT_COMMAND))
+        findings.write_text(render_findings(m, doc_dir=findings.parent))
         paths["findings"] = findings
     return paths
 

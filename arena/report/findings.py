@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.report.matrix import (
-    COLUMNS, HITL, ItemResult, Matrix, Row, Run, check_of, declared_profiles, final_text, injected, suspended_events,
+    COLUMNS, HITL, Matrix, Row, Run, check_of, declared_profiles, final_text, injected, suspended_events,
 )
-from arena.report.render_md import adapters_table, legend, link, matrix_table, md_quote, md_text
+from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
+from arena.results import ItemResult
 from arena.types import DecisionKind
 
 DEFAULT_COMMAND = "arena matrix --out reports --findings findings.md"
@@ -29,7 +30,7 @@ class Fact:
             return f"- {self.text}"
         trace = self.run.trace_path(self.item)
         shown = f"{self.run.path.name}/traces/{self.item}.jsonl"
-        return f"- {self.text} (evidence: [{shown}]({link(trace, doc_dir)}))"
+        return f"- {self.text} (evidence: {md_link(shown, trace, doc_dir)})"
 
 
 def _tools(arena: str) -> tuple[list[str], list[str]]:
@@ -102,9 +103,17 @@ def declared_line(row: Row) -> str:
     """What the adapter says about itself (meta.json), kept apart from what was observed."""
     caps = row.capabilities
     flags = ", ".join(f"{k}={'true' if v else 'false'}" for k, v in caps.items() if isinstance(v, bool))
-    notes = f" {md_text(caps['notes'])}" if caps.get("notes") else ""
+    notes = md_text(caps.get("notes") or "").rstrip(".")
+    notes = f" {notes}." if notes else ""
+    other: dict[tuple[str, str, str], list[str]] = {}
+    for run in row.runs:
+        kind, mechanism = str(run.meta.get("pause_kind")), str(run.meta.get("pause_mechanism"))
+        if (kind, mechanism) != (row.pause_kind, row.mechanism):
+            other.setdefault((run.arena, kind, mechanism), []).append(run.model)
+    extra = "".join(f" In {md_text(arena)} ({', '.join(f'`{md_text(p)}`' for p in models)}): declared "
+                    f"{md_text(kind)} ({md_text(mechanism)})." for (arena, kind, mechanism), models in other.items())
     return (f"Declared (meta.json, not evidence): pause kind {md_text(row.pause_kind)}; capabilities "
-            f"{flags or 'not given'}.{notes}\n")
+            f"{flags or 'not given'}.{notes}{extra}\n")
 
 
 def scripted_facts(row: Row, run: Run) -> list[Fact]:
@@ -236,7 +245,8 @@ def generic_facts(row: Row, run: Run) -> list[Fact]:
     if failed:
         first = failed[0]
         why = first.error or "; ".join(f"{c.name}: {c.reason}" for c in first.checks if not c.passed)
-        facts.append(Fact(f"{run.arena} × `{run.model}`: not passed: {_ids(failed)}; first: {md_quote(why)}",
+        facts.append(Fact(f"{run.arena} × `{run.model}`: not passed: {_ids(failed)}; first ({first.item_id}): "
+                          f"{md_quote(_clip(why, 200))}",
                           run, first.item_id))
     return facts
 
@@ -253,7 +263,14 @@ def adapter_facts(row: Row) -> list[Fact]:
     return facts
 
 
-def coverage_summary(m: Matrix) -> str:
+def _evidence_of(row: Row, key: str, ok: bool, doc_dir: Path | None) -> str:
+    ev = next((e for e in row.cells[key].evidence if e.ok == ok), None)
+    if ev is None:
+        return ""
+    return f" (evidence: {md_link(f'{Path(ev.run).name}/traces/{ev.item}.jsonl', ev.trace, doc_dir)})"
+
+
+def coverage_summary(m: Matrix, doc_dir: Path | None = None) -> str:
     enforced = [r for r in m.rows if r.cells["measured_kind"].text == "enforced"]
     runs = [r for r in m.rows if r.cells["measured_kind"].status != "notrun"]
     lines = []
@@ -263,13 +280,15 @@ def coverage_summary(m: Matrix) -> str:
         lines.append(f"{len(enforced)} of {len(runs)} adapters pause {', '.join(sorted(totals)) or 'in every item'} "
                      f"on {HITL} × `scripted`"
                      + (f", by {len(mechanisms)} different mechanism{'s' if len(mechanisms) != 1 else ''}:" if enforced else "."))
-        lines += [f"- `{r.adapter}` ({r.pause_kind}): {md_text(r.mechanism)}" for r in enforced]
+        lines += [f"- `{md_text(r.adapter)}` ({md_text(r.pause_kind)}): {md_text(r.mechanism)}"
+                  f"{_evidence_of(r, 'pause_enforced', True, doc_dir)}" for r in enforced]
         others = [r for r in runs if r not in enforced]
         if others:
             lines.append("")
             lines.append("Not enforced:")
-            lines += [f"- `{r.adapter}` (declared {r.pause_kind}, measured {r.cells['measured_kind'].text}, "
-                      f"pause enforced {r.cells['pause_enforced'].text}): {md_text(r.mechanism)}" for r in others]
+            lines += [f"- `{md_text(r.adapter)}` (declared {md_text(r.pause_kind)}, measured "
+                      f"{r.cells['measured_kind'].text}, pause enforced {r.cells['pause_enforced'].text}): "
+                      f"{md_text(r.mechanism)}{_evidence_of(r, 'pause_enforced', False, doc_dir)}" for r in others]
     return "\n".join(lines) + "\n"
 
 
@@ -280,7 +299,7 @@ def _not_run(m: Matrix) -> list[str]:
     ran = {(r.arena, r.model) for r in m.runs}
     out = []
     for arena in dict.fromkeys(c.arena for c in COLUMNS):
-        profiles = declared_profiles(arena)
+        profiles = declared_profiles(arena, arenas.load(arena) if arena in arenas.names() else None)
         missing = [p for p in profiles if (arena, p) not in ran]
         if not missing:
             continue
@@ -292,6 +311,17 @@ def _not_run(m: Matrix) -> list[str]:
             why = "not in these run directories"
         out.append(f"- not run: {arena} × {', '.join(missing)} ({why})")
     return out
+
+
+def profile_descriptions() -> dict[str, str]:
+    """The scripted model's profiles as documented in its module docstring ("- `name`: what it does")."""
+    import re
+
+    from arena.model import policy
+
+    doc = policy.__doc__ or ""
+    return {name: " ".join(text.split()).rstrip(";.") for name, text in
+            re.findall(r"^- `([\w-]+)`: (.+?)(?=^- `|^\S|\Z)", doc, re.MULTILINE | re.DOTALL)}
 
 
 def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAULT_COMMAND) -> str:
@@ -309,8 +339,11 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
     incomplete = [r for r in m.runs if not r.complete]
     if incomplete:
         what.append(f"- incomplete run directories (interrupted): {', '.join(r.path.name for r in incomplete)}")
-    endpoints = sorted({str(r.meta.get("base_url", "?")) for r in m.runs})
-    models = sorted({r.model for r in m.runs})
+    from arena.model import PROFILES
+
+    endpoints = sorted({"loopback (scripted)" if r.model in PROFILES else str(r.meta.get("base_url", "?")) for r in m.runs})
+    models = list(dict.fromkeys(model for _, model in keys))
+    described = profile_descriptions()
 
     parts = [
         "# Findings\n",
@@ -326,10 +359,10 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
         f"Model profiles: {', '.join(f'`{p}`' for p in models)}; endpoint: {', '.join(md_text(e) for e in endpoints)}. "
         "The scripted model (`arena/model/policy.py`) is a deterministic policy that decides only from the "
         "conversation it is sent; it echoes a deny reason or an approve note in its final answer when the "
-        "framework passes it back. `scripted` asks for approval alone; `scripted-eager` also emits the "
-        "consequential call in the same turn.\n",
+        "framework passes it back. Its profiles, as its docstring describes them:\n",
+        "\n".join(f"- `{p}`: {described[p]}" for p in models if p in described) + "\n",
         "## 4. Adapter coverage\n",
-        coverage_summary(m),
+        coverage_summary(m, doc_dir),
         matrix_table(m),
         legend(m),
     ]

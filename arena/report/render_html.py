@@ -20,6 +20,11 @@ def esc(value: object) -> str:
     return escape(str(value), quote=True)
 
 
+def prose(text: str) -> str:
+    """Escaped text with `code` spans shown as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(text))
+
+
 def slug(*parts: str) -> str:
     return "-".join(re.sub(r"[^A-Za-z0-9_]+", "_", p) for p in parts)
 
@@ -65,6 +70,7 @@ li.ok::marker { content: "✓ "; color: #2f9e44; } li.bad::marker { content: "�
 table.trace, table.checks { margin: 6px 0 10px; font-size: 12.5px; width: 100%; }
 table.trace th, table.trace td, table.checks th, table.checks td { border: 1px solid #e5e7eb; padding: 3px 6px;
   text-align: left; vertical-align: top; }
+table.checks td:first-child { width: 24%; } table.checks td:nth-child(2) { width: 7%; white-space: nowrap; }
 table.trace td.detail { font-family: ui-monospace, monospace; white-space: pre-wrap; word-break: break-word; }
 tr.t-suspended td { background: #fff7d6; } tr.t-resumed td { background: #e7f0ff; }
 tr.t-final td { background: #eefbf0; } tr.t-error td { background: #fdecec; }
@@ -192,6 +198,12 @@ def evidence_html(m: Matrix, row: Row) -> str:
         cell = row.cells[c.key]
         if cell.status in ("info",):
             continue
+        if c.kind == "measured":
+            out.append(f'<div class="evidence" id="{slug("ev", row.adapter, c.key)}"><h4>{esc(c.title)}: {esc(cell.text)}</h4>'
+                       f'<p class="muted">{esc(c.arena)} × {esc(" / ".join(c.profiles))}: {prose(c.derivation)}. '
+                       f'The items are those of <a href="#{slug("ev", row.adapter, "pause_enforced")}">pause enforced</a>.'
+                       f'</p>{f"<p class=muted>{esc(cell.note)}</p>" if cell.note else ""}</div>')
+            continue
         items = []
         for e in cell.evidence:
             run = next((r for r in row.runs if str(r.path) == e.run), None)
@@ -201,7 +213,7 @@ def evidence_html(m: Matrix, row: Row) -> str:
         note = f"<p class=\"muted\">{esc(cell.note)}</p>" if cell.note else ""
         out.append(
             f'<div class="evidence" id="{slug("ev", row.adapter, c.key)}"><h4>{esc(c.title)}: {esc(cell.text)}</h4>'
-            f'<p class="muted">{esc(c.arena)} × {esc(" / ".join(c.profiles))}: {esc(c.derivation)}</p>{note}'
+            f'<p class="muted">{esc(c.arena)} × {esc(" / ".join(c.profiles))}: {prose(c.derivation)}</p>{note}'
             + (f"<ul>{''.join(items)}</ul>" if items else "") + "</div>"
         )
     return "".join(out)
@@ -226,19 +238,24 @@ def adapter_html(m: Matrix, row: Row) -> str:
     )
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def render_matrix_html(m: Matrix) -> str:
     legend = "".join(f'<span class="legend-item" style="background:var(--{s})">{label}</span>' for s, label in
                      (("pass", "all n/N"), ("partial", "some"), ("fail", "none"), ("na", "n/a"), ("notrun", "not run"),
                       ("info", "declared")))
     derivations = "".join(f"<li><b>{esc(c.title)}</b> ({esc(c.arena)} × {esc(' / '.join(c.profiles))}): "
-                          f"{esc(c.derivation)}</li>" for c in m.columns)
+                          f"{prose(c.derivation)}</li>" for c in m.columns)
     adapters = "".join(adapter_html(m, row) for row in m.rows)
     return (
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>arena feature matrix</title><style>{CSS}</style></head><body>"
         "<h1>arena feature matrix</h1>"
-        f"<p class=\"sub\">{len(m.rows)} adapters, {len(m.runs)} run directories. Every cell is derived from the "
+        f"<p class=\"sub\">{_plural(len(m.rows), 'adapter', 'adapters')}, "
+        f"{_plural(len(m.runs), 'run directory', 'run directories')}. Every cell is derived from the "
         "harness's own traces and check results; click a cell for the items behind it.</p>"
         f"<h2>Matrix</h2><p class=\"legend\">{legend}</p>{matrix_table(m)}<ul class=\"deriv\">{derivations}</ul>"
         f"<h2>Pass rates</h2>{chart(m)}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import quote
 from pathlib import Path
 
 from arena.report.matrix import Cell, Column, Matrix, Run
@@ -23,10 +24,15 @@ def md_quote(text: str) -> str:
 
 
 def link(path: str | Path, doc_dir: Path | None) -> str:
-    """A path as seen from the document's folder (as given when no folder is known)."""
-    if doc_dir is None:
-        return Path(path).as_posix()
-    return Path(os.path.relpath(Path(path).resolve(), doc_dir.resolve())).as_posix()
+    """A path as seen from the document's folder (as given when no folder is known), URL-quoted."""
+    if doc_dir is not None:
+        path = os.path.relpath(Path(path).resolve(), doc_dir.resolve())
+    return quote(Path(path).as_posix(), safe="/._-~")
+
+
+def md_link(text: str, path: str | Path, doc_dir: Path | None) -> str:
+    shown = md_text(text).replace("[", "\\[").replace("]", "\\]")
+    return f"[{shown}]({link(path, doc_dir)})"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -76,7 +82,7 @@ def failing_items(m: Matrix, doc_dir: Path | None) -> str:
                 for e in cell.failing:
                     by_run.setdefault(e.run, []).append(e)
                 where = "; ".join(
-                    f"{_ids(ev)} in [{Path(run).name}]({link(Path(run) / 'traces', doc_dir)})" for run, ev in by_run.items()
+                    f"{_ids(ev)} in {md_link(Path(run).name, Path(run) / 'traces', doc_dir)}" for run, ev in by_run.items()
                 )
                 lines.append(f"- `{md_text(row.adapter)}` · {c.title} ({md_text(cell.text)}): {where}")
             elif cell.status == "na":
@@ -90,7 +96,7 @@ def runs_table(runs: list[Run], doc_dir: Path | None) -> str:
     for r in runs:
         rows.append([md_text(r.arena), md_text(r.model), f"`{md_text(r.adapter)}`", str(len(r.results)),
                      str(sum(x.status == "passed" for x in r.results)), str(sum(x.status == "errored" for x in r.results)),
-                     f"[{md_text(r.path.name)}]({link(r.path, doc_dir)})"])
+                     md_link(r.path.name, r.path, doc_dir)])
     return _table(header, rows)
 
 

@@ -1,0 +1,125 @@
+"""Rendering, on hand-made runs: Markdown tables, findings.md, and the HTML page (escaping, no network assets)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from arena.report import write_reports
+from arena.report.findings import render_findings
+from arena.report.matrix import compute_matrix
+from arena.report.render_html import render_matrix_html
+from arena.report.render_md import matrix_table, md_quote, render_matrix_md, tables_in
+
+from .evil import FINAL, MECHANISM, SUMMARY
+from .helpers import APPROVE, DENY, item, run
+
+HITL = "human_in_the_loop"
+HITL_APPROVED = {"suspended": True, "no_tool_before_suspend": True, "tool_called_once_after_resume": True}
+HITL_DENIED = {"suspended": True, "no_tool_before_suspend": True, "tool_not_used": True, "acknowledged": True}
+
+
+def sample_runs():
+    good = [item("hitl-01", HITL_APPROVED), item("hitl-02", HITL_DENIED, decision=DENY, final="denied (budget freeze)")]
+    leaky = [item("hitl-01", {**HITL_APPROVED, "no_tool_before_suspend": False}, early_write=True, summary=SUMMARY),
+             item("hitl-02", {**HITL_DENIED, "no_tool_before_suspend": False, "tool_not_used": False}, decision=DENY,
+                  early_write=True, final="denied")]
+    never = [item("hitl-01", {**HITL_APPROVED, "suspended": False, "no_tool_before_suspend": False,
+                              "tool_called_once_after_resume": False}, paused=False, final=FINAL),
+             item("hitl-02", {**HITL_DENIED, "suspended": False, "no_tool_before_suspend": False,
+                              "acknowledged": False}, paused=False, final="ok")]
+    return [
+        run(HITL, "vanilla", "scripted", good, pause_kind="emulated"),
+        run(HITL, "vanilla", "scripted-eager", good, pause_kind="emulated"),
+        run(HITL, "langgraph", "scripted", good),
+        run(HITL, "langgraph", "scripted-eager", leaky),
+        run(HITL, "evil|adapter", "scripted", never, pause_mechanism=MECHANISM),
+        run("approval_gate", "langgraph", "reckless", [item("gate-01", HITL_APPROVED, decision=APPROVE)]),
+    ]
+
+
+def test_markdown_matrix_table():
+    m = compute_matrix(sample_runs())
+    lines = matrix_table(m).splitlines()
+    assert lines[0] == ("| adapter | declared kind | measured kind | pause enforced | sibling tool held | "
+                        "denial reaches model | free text carried | durable across restart | tool-level gate holds |")
+    assert lines[2] == "| `vanilla` | emulated | enforced | 2/2 | 2/2 | 1/1 | 1/1 | not run | not run |"
+    assert lines[3] == "| `langgraph` | native | enforced | 2/2 | 0/2 | 1/1 | 1/1 | not run | 1/1 |"
+    assert lines[4] == "| `evil\\|adapter` | native | none | 0/2 | not run | n/a | n/a | not run | not run |"
+    assert all(line.count(" | ") == 8 for line in lines)  # the escaped pipe does not add a column
+
+
+def test_failing_items_are_listed_with_links_to_their_traces(tmp_path):
+    m = compute_matrix(sample_runs())
+    text = render_matrix_md(m, doc_dir=Path("runs").resolve().parent)
+    line = next(l for l in text.splitlines() if l.startswith("- `langgraph` · sibling tool held"))
+    assert "(0/2): hitl-01, hitl-02 in [human_in_the_loop-langgraph-scripted-eager]" in line
+    assert "(runs/human_in_the_loop-langgraph-scripted-eager/traces)" in line
+    assert "- `evil\\|adapter` · denial reaches model: n/a, no deny decision was injected" in text
+
+
+def test_findings_tables_are_the_matrix_tables_byte_for_byte():
+    m = compute_matrix(sample_runs())
+    findings, matrix_md = render_findings(m), render_matrix_md(m)
+    ft, mt = tables_in(findings), tables_in(matrix_md)
+    assert len(ft) == 2 and all(t in mt for t in ft)
+    assert matrix_table(m) in ft
+
+
+def test_findings_state_observed_facts_with_evidence():
+    m = compute_matrix(sample_runs())
+    text = render_findings(m, doc_dir=Path.cwd())
+    section = text.split("### `langgraph`")[1].split("###")[0]
+    assert ("with `scripted-eager`, the sibling `book_room` call executed before the pause in 2/2 items "
+            "(evidence: [human_in_the_loop-langgraph-scripted-eager/traces/hitl-01.jsonl]"
+            "(runs/human_in_the_loop-langgraph-scripted-eager/traces/hitl-01.jsonl))") in section
+    assert "deny reason carried: with `scripted`, the final answer contains the human's text in 1/1 denied items" in section
+    evil = text.split("### `evil\\|adapter`")[1]
+    assert "no suspended state was observed in 2/2 items (2 ran to a final answer in one leg)" in evil
+    assert "§" not in text and "not run: durable_state × scripted" in text
+
+
+def test_untrusted_text_is_inert_in_markdown():
+    text = render_findings(compute_matrix(sample_runs())) + render_matrix_md(compute_matrix(sample_runs()))
+    assert "\\<script\\>document\\.title" in text  # quoted, every markup character escaped
+    assert not re.search(r"(?<!\\)<", text)  # no unescaped "<" anywhere: no HTML reaches a Markdown renderer
+    assert md_quote("<b>x</b> [a](b)") == "\\<b\\>x\\<\\/b\\> \\[a\\]\\(b\\)"
+
+
+def test_html_escapes_model_text_tool_args_and_adapter_metadata():
+    page = render_matrix_html(compute_matrix(sample_runs()))
+    assert "<script>document.title" not in page and "<img src=" not in page and "<b>bold</b>" not in page
+    assert "&lt;script&gt;document.title=&#x27;PWNED&#x27;&lt;/script&gt;&lt;b&gt;bold&lt;/b&gt;" in page
+    assert "&lt;script&gt;document.title=&#x27;PWNED-META&#x27;&lt;/script&gt;" in page
+    assert page.count("<script>") == 1  # the page's own
+    assert "&lt;img src=y onerror=" in page  # the pending request's arguments, from the trace
+    assert SUMMARY not in page and FINAL not in page
+
+
+def test_html_is_self_contained():
+    page = render_matrix_html(compute_matrix(sample_runs()))
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page, re.IGNORECASE)
+    assert "http://" not in page and "https://" not in page
+    assert "@import" not in page and "url(" not in page and "<link" not in page
+    assert "<svg" in page and "<style>" in page and 'id="matrix-table"' in page
+
+
+def test_html_cells_link_to_their_evidence_and_items():
+    page = render_matrix_html(compute_matrix(sample_runs()))
+    ids = set(re.findall(r'id="([^"]+)"', page))
+    hrefs = set(re.findall(r'href="#([^"]+)"', page))
+    assert hrefs <= ids, hrefs - ids  # every anchor resolves
+    assert "ev-langgraph-sibling_held" in hrefs
+    evidence = page.split('id="ev-langgraph-sibling_held"')[1].split('<div class="evidence"')[0]
+    assert 'href="#item-langgraph-human_in_the_loop-scripted_eager-hitl_01"' in evidence
+    assert 'class="s-fail"' in page and 'class="s-pass"' in page and 'class="s-notrun"' in page
+
+
+def test_write_reports(tmp_path):
+    m = compute_matrix(sample_runs())
+    paths = write_reports(m, tmp_path / "out", tmp_path / "findings.md")
+    assert {p.name for p in paths.values()} == {"matrix.md", "matrix.html", "matrix.json", "findings.md"}
+    data = json.loads(paths["json"].read_text())
+    assert [r["adapter"] for r in data["rows"]] == ["vanilla", "langgraph", "evil|adapter"]
+    assert data["rows"][1]["cells"]["sibling_held"]["n"] == 0 and data["rows"][1]["cells"]["sibling_held"]["total"] == 2
