@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import ipaddress
 import os
+import socket
 
 import pytest
 
@@ -16,6 +18,58 @@ os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _is_loopback(address) -> bool:
+    host = address[0] if isinstance(address, tuple) else address
+    if not isinstance(host, str):
+        return True  # AF_UNIX paths and the like never leave the machine
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False  # a host name: connect() is only handed one after a lookup we also watch
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_network():
+    """Every test runs offline: a connection to anything but loopback is refused and reported."""
+    attempts: list[str] = []
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+    real_getaddrinfo = socket.getaddrinfo
+
+    def guard(address) -> None:
+        if not _is_loopback(address):
+            attempts.append(repr(address))
+            raise OSError(f"arena tests are offline: refused a connection to {address!r}")
+
+    def connect(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            guard(address)
+        return real_connect(self, address)
+
+    def connect_ex(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            guard(address)
+        return real_connect_ex(self, address)
+
+    def getaddrinfo(host, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else host
+        if name is not None and not _is_loopback(name) and name not in ("127.0.0.1", "::1"):
+            try:
+                ipaddress.ip_address(name)
+            except ValueError:
+                attempts.append(f"lookup {name}")
+                raise socket.gaierror(socket.EAI_NONAME, f"arena tests are offline: no lookup of {name}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = connect, connect_ex, getaddrinfo
+    try:
+        yield attempts
+    finally:
+        socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = real_connect, real_connect_ex, real_getaddrinfo
+    assert not attempts, f"tests tried to reach the network: {sorted(set(attempts))}"
 
 
 @pytest.fixture(scope="session")
@@ -44,3 +98,41 @@ def run_adapter(server):
 
 def normalised(result: ItemResult) -> list[dict]:
     return [e.normalised() for e in result.trace]
+
+
+@pytest.fixture(scope="session")
+def vanilla_by_id(run_adapter):
+    """The reference traces, run once per (profile, arena) for the whole session."""
+    cache: dict[tuple[str, str], dict[str, ItemResult]] = {}
+
+    def get(profile: str = "scripted", arena: str = "human_in_the_loop") -> dict[str, ItemResult]:
+        if (profile, arena) not in cache:
+            cache[profile, arena] = {r.item_id: r for r in run_adapter("vanilla", profile=profile, arena=arena)}
+        return cache[profile, arena]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def vanilla(vanilla_by_id):
+    return vanilla_by_id()
+
+
+@pytest.fixture(scope="session")
+def vanilla_eager(vanilla_by_id):
+    return vanilla_by_id("scripted-eager")
+
+
+def wire_slice(server, run):
+    """(results, the request bodies the scripted model received while `run()` ran)."""
+    before = len(server.chat.requests)
+    results = run()
+    return results, server.chat.requests[before:]
+
+
+def assert_all_pass(results: list[ItemResult], count: int = 12, legs: int = 2) -> None:
+    assert len(results) == count
+    for r in results:
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert r.checks and all(c.passed for c in r.checks), r.item_id
+        assert r.legs == legs, r.item_id

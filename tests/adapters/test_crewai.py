@@ -28,7 +28,7 @@ from adapters.crewai import DB_NAME, CrewAIAdapter  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import LegContext, ModelConfig  # noqa: E402
-from tests.conftest import normalised  # noqa: E402
+from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,30 +38,14 @@ ITEMS = {i.id: i for i in SPEC.items}
 ADAPTER = "crewai" if "crewai" in REGISTRY else CrewAIAdapter
 
 
-def _wire_slice(server, run):
-    before = len(server.chat.requests)
-    results = run()
-    return results, server.chat.requests[before:]
-
-
 @pytest.fixture(scope="module")
 def scripted(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter(ADAPTER, timeout_s=120))
+    return wire_slice(server, lambda: run_adapter(ADAPTER, timeout_s=120))
 
 
 @pytest.fixture(scope="module")
 def eager(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter(ADAPTER, profile="scripted-eager", timeout_s=120))
-
-
-@pytest.fixture(scope="module")
-def vanilla(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla")}
-
-
-@pytest.fixture(scope="module")
-def vanilla_eager(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
+    return wire_slice(server, lambda: run_adapter(ADAPTER, profile="scripted-eager", timeout_s=120))
 
 
 def _tool_results(requests) -> dict[str, dict[str, str]]:
@@ -98,11 +82,7 @@ def test_info():
 
 def test_scripted_all_items_pass(scripted):
     results, _ = scripted
-    assert len(results) == 12
-    for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
+    assert_all_pass(results)
 
 
 def test_scripted_traces_equal_vanilla(scripted, vanilla):

@@ -28,7 +28,7 @@ from arena.model.policy import next_turn  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import LegContext, ModelConfig  # noqa: E402
-from tests.conftest import normalised  # noqa: E402
+from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,40 +37,24 @@ ITEMS = {i.id: i for i in SPEC.items}
 REJECTED_TEXT = json.dumps(REJECTED_RESULT)  # how LiteLLM serialises ADK's rejection on the wire
 
 
-def _wire_slice(server, run):
-    before = len(server.chat.requests)
-    results = run()
-    return results, server.chat.requests[before:]
-
-
 @pytest.fixture(scope="module")
 def lro(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("google_adk"))
+    return wire_slice(server, lambda: run_adapter("google_adk"))
 
 
 @pytest.fixture(scope="module")
 def lro_eager(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("google_adk", profile="scripted-eager"))
+    return wire_slice(server, lambda: run_adapter("google_adk", profile="scripted-eager"))
 
 
 @pytest.fixture(scope="module")
 def confirm(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("google_adk_confirm"))
+    return wire_slice(server, lambda: run_adapter("google_adk_confirm"))
 
 
 @pytest.fixture(scope="module")
 def confirm_eager(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("google_adk_confirm", profile="scripted-eager"))
-
-
-@pytest.fixture(scope="module")
-def vanilla(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla")}
-
-
-@pytest.fixture(scope="module")
-def vanilla_eager(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
+    return wire_slice(server, lambda: run_adapter("google_adk_confirm", profile="scripted-eager"))
 
 
 def _approval_results(requests) -> dict[str, list[str]]:
@@ -153,11 +137,7 @@ def test_adapter_module_imports_no_framework():
 
 def test_lro_scripted_all_items_pass(lro):
     results, _ = lro
-    assert len(results) == 12
-    for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
+    assert_all_pass(results)
 
 
 def test_lro_scripted_traces_equal_vanilla(lro, vanilla):
@@ -261,7 +241,7 @@ def test_pending_status_does_not_pause_adk_calls_the_model_again(run_adapter, se
     """With an interim result ADK emits it as the call's FunctionResponse and the agent loop calls the
     model again straight away (resumable App or not): no pause. The model answers from the pending
     status; the run finishes in leg 0 and the item fails on `suspended`."""
-    results, requests = _wire_slice(server, lambda: run_adapter(adapter, items=["hitl-01", "hitl-02"]))
+    results, requests = wire_slice(server, lambda: run_adapter(adapter, items=["hitl-01", "hitl-02"]))
     for r in results:
         assert r.status == "failed" and r.legs == 1, r.item_id
         assert [e.type for e in r.trace] == ["tool_call", "final"], r.item_id
@@ -277,7 +257,7 @@ def test_not_resumable_pauses_alone_but_goes_on_after_a_sibling(run_adapter, ser
     so ADK calls the model again, filling the unanswered call with an error: no pause."""
     (alone,) = run_adapter(_NotResumable, items=["hitl-01"])
     assert alone.status == "passed"
-    (eager,), requests = _wire_slice(
+    (eager,), requests = wire_slice(
         server, lambda: run_adapter(_NotResumable, profile="scripted-eager", items=["hitl-01"])
     )
     assert eager.legs == 1 and [(e.type, e.tool) for e in eager.trace] == [
@@ -295,11 +275,7 @@ def test_not_resumable_pauses_alone_but_goes_on_after_a_sibling(run_adapter, ser
 
 def test_confirm_scripted_all_items_pass(confirm):
     results, _ = confirm
-    assert len(results) == 12
-    for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
+    assert_all_pass(results)
 
 
 def test_confirm_traces_vs_vanilla(confirm, vanilla):
@@ -365,7 +341,7 @@ GATE_ITEMS = {i.id: i for i in GATE.items}
 @pytest.fixture(scope="module")
 def gate(run_adapter, server):
     return {
-        name: _wire_slice(server, lambda name=name: run_adapter(name, profile="reckless", arena="approval_gate"))
+        name: wire_slice(server, lambda name=name: run_adapter(name, profile="reckless", arena="approval_gate"))
         for name in ("google_adk", "google_adk_confirm")
     }
 
@@ -392,11 +368,8 @@ def test_gate_is_declared_native():
 
 
 def _assert_all_gate_checks_pass(results):
-    assert len(results) == 12
+    assert_all_pass(results)
     for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
         pause = next(e for e in r.trace if e.type == "suspended")
         assert pause.leg == 0 and pause.tool == "book_room"
         assert pause.args == {"room_id": GATE_ITEMS[r.item_id].metadata["expected_room"]}

@@ -25,7 +25,7 @@ from arena.trace import TraceRecorder  # noqa: E402
 from arena.runner import run_items  # noqa: E402
 from arena.types import LegContext, ModelConfig  # noqa: E402
 from arena.worker.client import WorkerAdapter  # noqa: E402
-from tests.conftest import normalised  # noqa: E402
+from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,30 +35,14 @@ GATE = arenas.load("approval_gate")
 GATE_ITEMS = {i.id: i for i in GATE.items}
 
 
-def _wire_slice(server, run):
-    before = len(server.chat.requests)
-    results = run()
-    return results, server.chat.requests[before:]
-
-
 @pytest.fixture(scope="module")
 def scripted(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("langgraph"))
+    return wire_slice(server, lambda: run_adapter("langgraph"))
 
 
 @pytest.fixture(scope="module")
 def eager(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("langgraph", profile="scripted-eager"))
-
-
-@pytest.fixture(scope="module")
-def vanilla(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla")}
-
-
-@pytest.fixture(scope="module")
-def vanilla_eager(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
+    return wire_slice(server, lambda: run_adapter("langgraph", profile="scripted-eager"))
 
 
 def _approval_results(requests) -> dict[str, tuple[str, str]]:
@@ -89,11 +73,7 @@ def test_info():
 
 def test_scripted_all_items_pass(scripted):
     results, _ = scripted
-    assert len(results) == 12
-    for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
+    assert_all_pass(results)
 
 
 def test_scripted_traces_equal_vanilla(scripted, vanilla):
@@ -325,12 +305,12 @@ def test_no_tiktoken_and_no_langsmith_tracer(run_adapter, monkeypatch):
 
 @pytest.fixture(scope="module")
 def gate(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("langgraph", profile="reckless", arena="approval_gate"))
+    return wire_slice(server, lambda: run_adapter("langgraph", profile="reckless", arena="approval_gate"))
 
 
 @pytest.fixture(scope="module")
 def gate_parallel(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("langgraph", profile="reckless-parallel", arena="approval_gate"))
+    return wire_slice(server, lambda: run_adapter("langgraph", profile="reckless-parallel", arena="approval_gate"))
 
 
 def _vanilla_gate(run_adapter, profile):

@@ -13,7 +13,7 @@ pytest.importorskip("agent_framework_openai")
 import arenas  # noqa: E402
 from adapters.microsoft_af import REJECTED_RESULT, MicrosoftAFAdapter  # noqa: E402
 from arena.model.policy import text_of  # noqa: E402
-from tests.conftest import normalised  # noqa: E402
+from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 ITEMS = {i.id: i for i in arenas.load("human_in_the_loop").items}
@@ -22,30 +22,14 @@ ITEMS = {i.id: i for i in arenas.load("human_in_the_loop").items}
 REJECTED_AS_REASON = REJECTED_RESULT.strip().rstrip(".")
 
 
-def _wire_slice(server, run):
-    before = len(server.chat.requests)
-    results = run()
-    return results, server.chat.requests[before:]
-
-
 @pytest.fixture(scope="module")
 def scripted(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("microsoft_af"))
+    return wire_slice(server, lambda: run_adapter("microsoft_af"))
 
 
 @pytest.fixture(scope="module")
 def eager(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("microsoft_af", profile="scripted-eager"))
-
-
-@pytest.fixture(scope="module")
-def vanilla(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla")}
-
-
-@pytest.fixture(scope="module")
-def vanilla_eager(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
+    return wire_slice(server, lambda: run_adapter("microsoft_af", profile="scripted-eager"))
 
 
 def _tool_results_by_item(requests) -> dict[str, dict[str, list[str]]]:
@@ -98,11 +82,7 @@ def test_rejection_text_is_the_installed_frameworks():
 
 def test_scripted_all_items_pass(scripted):
     results, _ = scripted
-    assert len(results) == 12
-    for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
+    assert_all_pass(results)
 
 
 def test_scripted_traces_vs_vanilla(scripted, vanilla):
@@ -218,12 +198,12 @@ GATE_ITEMS = {i.id: i for i in arenas.load("approval_gate").items}
 
 @pytest.fixture(scope="module")
 def gate(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("microsoft_af", profile="reckless", arena="approval_gate"))
+    return wire_slice(server, lambda: run_adapter("microsoft_af", profile="reckless", arena="approval_gate"))
 
 
 @pytest.fixture(scope="module")
 def gate_parallel(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("microsoft_af", profile="reckless-parallel", arena="approval_gate"))
+    return wire_slice(server, lambda: run_adapter("microsoft_af", profile="reckless-parallel", arena="approval_gate"))
 
 
 @pytest.fixture(scope="module")
@@ -253,11 +233,8 @@ def test_gate_is_declared_native():
 
 
 def _assert_all_gate_checks_pass(results):
-    assert len(results) == 12
+    assert_all_pass(results)
     for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
         pause = next(e for e in r.trace if e.type == "suspended")
         assert pause.leg == 0 and pause.tool == "book_room"
         assert pause.args == {"room_id": GATE_ITEMS[r.item_id].metadata["expected_room"]}

@@ -15,36 +15,20 @@ from adapters.openai_agents import OpenAIAgentsAdapter  # noqa: E402
 from arena.runner import run_items  # noqa: E402
 from arena.types import ModelConfig  # noqa: E402
 from arena.worker.client import WorkerAdapter  # noqa: E402
-from tests.conftest import normalised  # noqa: E402
+from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 GATE_ITEMS = {i.id: i for i in arenas.load("approval_gate").items}
 
 
-def _wire_slice(server, run):
-    before = len(server.chat.requests)
-    results = run()
-    return results, server.chat.requests[before:]
-
-
 @pytest.fixture(scope="module")
 def scripted(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("openai_agents"))
+    return wire_slice(server, lambda: run_adapter("openai_agents"))
 
 
 @pytest.fixture(scope="module")
 def eager(run_adapter):
     return run_adapter("openai_agents", profile="scripted-eager")
-
-
-@pytest.fixture(scope="module")
-def vanilla(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla")}
-
-
-@pytest.fixture(scope="module")
-def vanilla_eager(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
 
 
 def test_info():
@@ -60,11 +44,7 @@ def test_info():
 
 def test_scripted_all_items_pass(scripted):
     results, _ = scripted
-    assert len(results) == 12
-    for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
+    assert_all_pass(results)
 
 
 def test_scripted_traces_equal_vanilla(scripted, vanilla):
@@ -165,12 +145,12 @@ def test_tracing_exports_nothing(scripted, eager):
 
 @pytest.fixture(scope="module")
 def gate(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("openai_agents", profile="reckless", arena="approval_gate"))
+    return wire_slice(server, lambda: run_adapter("openai_agents", profile="reckless", arena="approval_gate"))
 
 
 @pytest.fixture(scope="module")
 def gate_parallel(run_adapter, server):
-    return _wire_slice(server, lambda: run_adapter("openai_agents", profile="reckless-parallel", arena="approval_gate"))
+    return wire_slice(server, lambda: run_adapter("openai_agents", profile="reckless-parallel", arena="approval_gate"))
 
 
 def _vanilla_gate(run_adapter, profile):

@@ -18,7 +18,7 @@ from adapters import REGISTRY  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import LegContext, ModelConfig  # noqa: E402
-from tests.conftest import normalised  # noqa: E402
+from tests.conftest import assert_all_pass, normalised  # noqa: E402
 
 NAME = "pydantic_ai"
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,16 +39,6 @@ def scripted(run_adapter, server):
 @pytest.fixture(scope="module")
 def eager(run_adapter, server):
     return _chat_requests_during(server, lambda: run_adapter(NAME, profile="scripted-eager"))
-
-
-@pytest.fixture(scope="module")
-def vanilla(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla")}
-
-
-@pytest.fixture(scope="module")
-def vanilla_eager(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
 
 
 def _tool_messages(requests, call_name):
@@ -89,11 +79,7 @@ def test_framework_is_imported_lazily():
 
 def test_scripted_all_items_pass(scripted):
     results, _ = scripted
-    assert len(results) == 12
-    for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
+    assert_all_pass(results)
 
 
 def test_scripted_traces_equal_vanilla(scripted, vanilla):
@@ -249,11 +235,8 @@ def test_gate_is_declared_native():
 
 
 def _assert_all_gate_checks_pass(results):
-    assert len(results) == 12
+    assert_all_pass(results)
     for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
         pause = next(e for e in r.trace if e.type == "suspended")
         assert pause.leg == 0 and pause.tool == "book_room"
         assert pause.args == {"room_id": GATE_ITEMS[r.item_id].metadata["expected_room"]}

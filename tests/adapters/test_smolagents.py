@@ -107,16 +107,6 @@ def unsupported_eager(run_adapter, no_network):
     return run_adapter(SmolagentsAdapter, profile="scripted-eager")
 
 
-@pytest.fixture(scope="module")
-def vanilla(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla")}
-
-
-@pytest.fixture(scope="module")
-def vanilla_eager(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla", profile="scripted-eager")}
-
-
 def _text(message: dict) -> str:
     content = message.get("content")
     if isinstance(content, list):
