@@ -210,16 +210,20 @@ def _progress(label: str, total: int, quiet: bool):
 def _print_table(summaries) -> None:
     out = Console()
     table = Table(title="Results")
-    for col in ("adapter", "framework", "pause kind", "passed", "errors", "checks", "run dir"):
-        table.add_column(col)
+    for col, kw in (("adapter", {}), ("version", {}), ("pause kind", {}), ("passed", {"justify": "right"}),
+                    ("errors", {"justify": "right"}), ("checks short of n/n", {"overflow": "fold"})):
+        table.add_column(col, **kw)
     for s in summaries:
-        checks = "  ".join(f"{n} {t.passed}/{t.total}" for n, t in s.checks.items())
+        short = [f"{n} {t.passed}/{t.total}" for n, t in s.checks.items() if t.passed < t.total]
         style = "green" if s.passed == s.items else ("red" if s.errors else "yellow")
         table.add_row(
-            s.adapter, f"{s.framework} {s.framework_version or ''}".strip(), s.pause_kind,
-            f"[{style}]{s.passed}/{s.items}[/{style}]", str(s.errors), checks, s.run_dir or "",
+            s.adapter, s.framework_version or "-", s.pause_kind, f"[{style}]{s.passed}/{s.items}[/{style}]",
+            str(s.errors), ", ".join(short) or "[green]all[/green]",
         )
     out.print(table)
+    dirs = {str(Path(s.run_dir).parent) for s in summaries if s.run_dir}
+    if dirs:
+        out.print(f"[dim]run directories (results, merged traces, metadata) under {', '.join(sorted(dirs))}/[/dim]")
 
 
 def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *, timeout: float = 60.0,
