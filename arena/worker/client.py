@@ -63,6 +63,7 @@ class WorkerAdapter:
         self.restart_between_legs = restart_between_legs
         self.extra_env = extra_env or {}
         self.pids: list[int] = []
+        self.lifecycle: list[tuple[str, int]] = []  # ("spawned" | "exited", pid), in order
         self._proc: asyncio.subprocess.Process | None = None
         self._endpoint: str | None = None
         self._stderr: Any = None
@@ -81,6 +82,7 @@ class WorkerAdapter:
             env=env, cwd=workdir, start_new_session=True, limit=1 << 26,
         )
         self.pids.append(proc.pid)
+        self.lifecycle.append(("spawned", proc.pid))
         return proc
 
     def _stderr_tail(self) -> str:
@@ -161,6 +163,7 @@ class WorkerAdapter:
                 pass
         self._kill_group(proc.pid)
         await proc.wait()
+        self.lifecycle.append(("exited", proc.pid))
 
     async def aclose(self) -> None:
         try:

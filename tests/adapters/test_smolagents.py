@@ -331,3 +331,19 @@ def test_emulated_state_is_the_live_agent(run_adapter):
     (r,) = run_adapter(Spy, items=["hitl-01"])
     assert r.status == "passed" and len(seen) == 1
     assert ITEMS["hitl-01"].resume_with[0].as_text() == seen[0].step.observations
+
+
+def test_cli_reports_unsupported_and_still_runs_every_item(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "arena", "run", "human_in_the_loop", "--adapter", "smolagents", "--json", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    summary = json.loads(r.stdout)
+    assert summary["pause_kind"] == "unsupported" and summary["items"] == 12 and summary["errors"] == 0
+    assert summary["checks"]["suspended"] == {"passed": 0, "total": 12}
+    assert "has no pause primitive (pause kind unsupported)" in r.stderr

@@ -57,9 +57,13 @@ def test_help_and_list_import_no_agent_framework(args):
 
 
 def test_list_shows_arenas_and_adapters_with_versions():
-    r = arena("list")
+    r = subprocess.run([sys.executable, "-m", "arena", "list"], capture_output=True, text=True, timeout=60,
+                       env={**__import__("os").environ, "COLUMNS": "200"})
     assert r.returncode == 0
     assert "human_in_the_loop" in r.stdout and "vanilla" in r.stdout
+    crewai = next(line for line in r.stdout.splitlines() if " crewai " in line)
+    assert "isolated" in crewai and "1.15." in crewai
+    assert "shared" in next(line for line in r.stdout.splitlines() if " langgraph " in line)
     from importlib.metadata import version
 
     assert version("openai") in r.stdout

@@ -102,6 +102,8 @@ def test_restart_between_legs_resumes_from_json_state_in_a_new_process(worker_ru
     assert [r.status for r in results] == ["passed", "passed"]
     for result, worker in zip(results, workers):
         first, second = worker.pids
+        # the process that paused had exited before the one that resumed was started
+        assert worker.lifecycle == [("spawned", first), ("exited", first), ("spawned", second), ("exited", second)]
         assert first != second
         assert next(e for e in result.trace if e.type == "suspended").pid == first
         assert next(e for e in result.trace if e.type == "final").pid == second
