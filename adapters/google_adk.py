@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from abc import ABC, abstractmethod
 import os
 import threading
 import uuid
@@ -204,7 +205,7 @@ def _text(event: Any) -> str:
     return "".join(p.text for p in _parts(event) if p.text and not p.thought)
 
 
-class _ADKBase:
+class _ADKBase(ABC):
     """Shared leg machinery; subclasses choose the approval tool's pause and how it is answered.
 
     Gated tools (a spec with `requires_approval`, the approval_gate arena) are the same in both
@@ -248,11 +249,12 @@ class _ADKBase:
 
     # -- per mechanism -----------------------------------------------------------------------------
 
+    @abstractmethod
     def _approval_tool(self, spec: ToolSpec) -> Any:
-        raise NotImplementedError
+        """The framework-native approval tool for this mechanism."""
 
     def _lro_response(self, decision: Decision) -> dict[str, Any]:
-        raise NotImplementedError(f"{type(self).__name__} pauses only on tool confirmations")
+        raise RuntimeError(f"{type(self).__name__} pauses only on tool confirmations")
 
     def _lro_pauses(self, event: Any, approval: str | None) -> list[tuple[Any, PendingRequest]]:
         """Pause calls of a long-running approval tool on this event (none by default)."""

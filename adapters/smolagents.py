@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,7 +124,7 @@ def _final_text(output: Any) -> str:
     return "" if output is None else str(output)
 
 
-class _SmolagentsBase:
+class _SmolagentsBase(ABC):
     """Builds the agent; subclasses decide what the approval tool does."""
 
     def __init__(self) -> None:
@@ -134,8 +135,9 @@ class _SmolagentsBase:
             self._model.client.close()
             self._model = None
 
+    @abstractmethod
     def _approval_body(self, ctx: LegContext, spec: ToolSpec) -> Any:
-        raise NotImplementedError
+        """What the approval tool does in this adapter."""
 
     def _step_callbacks(self, ctx: LegContext) -> dict[Any, Any] | None:
         return None
