@@ -136,3 +136,36 @@ def assert_all_pass(results: list[ItemResult], count: int = 12, legs: int = 2) -
         assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
         assert r.checks and all(c.passed for c in r.checks), r.item_id
         assert r.legs == legs, r.item_id
+
+
+def run_durable_pair(server, adapter: str, timeout_s: float = 120.0) -> list[ItemResult]:
+    """durable_state's first approved and first denied item, each leg in a fresh worker process.
+
+    Asserts what every native adapter must show there: both items pass, and the leg that paused and
+    the leg that finished ran in two different processes.
+    """
+    import sys
+
+    from arena.worker.client import WorkerAdapter
+
+    entry = REGISTRY[adapter]
+    info = entry.load().info
+    spec = arenas.load("durable_state")
+    workers: list[WorkerAdapter] = []
+
+    def factory() -> WorkerAdapter:
+        workers.append(WorkerAdapter(entry.target, info, sys.executable, server, restart_between_legs=True))
+        return workers[-1]
+
+    items = [i for i in spec.items if i.id in ("durable-01", "durable-02")]
+    assert [i.resume_with[0].approved for i in items] == [True, False]
+    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
+    results = run_items(factory, spec, items, model, timeout_s)
+    for r, worker in zip(results, workers):
+        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
+        first, second = worker.pids
+        assert first != second
+        assert next(e for e in r.trace if e.type == "suspended").pid == first
+        assert next(e for e in r.trace if e.type == "final").pid == second
+    return results

@@ -22,10 +22,8 @@ import arenas  # noqa: E402
 from adapters.langgraph import LangGraphAdapter  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
-from arena.runner import run_items  # noqa: E402
 from arena.types import LegContext, ModelConfig  # noqa: E402
-from arena.worker.client import WorkerAdapter  # noqa: E402
-from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
+from tests.conftest import assert_all_pass, normalised, run_durable_pair, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 ROOT = Path(__file__).resolve().parents[2]
@@ -444,26 +442,4 @@ def test_gate_pause_is_the_middleware_interrupt_in_the_checkpoint(server, tmp_pa
 def test_durable_state_resumes_in_a_new_process(server):
     """Via the worker with restart between legs: leg 1 runs in a new Python process that gets only
     the JSON {db, thread_id} handle and resumes from the SQLite checkpoint."""
-    from adapters import REGISTRY
-
-    durable = arenas.load("durable_state")
-    entry = REGISTRY["langgraph"]
-    workers: list[WorkerAdapter] = []
-
-    def factory():
-        worker = WorkerAdapter(entry.target, LangGraphAdapter.info, sys.executable, server, restart_between_legs=True)
-        workers.append(worker)
-        return worker
-
-    chosen = [i for i in durable.items if i.id in ("durable-01", "durable-02")]
-    assert [i.resume_with[0].approved for i in chosen] == [True, False]
-    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
-    results = run_items(factory, durable, chosen, model, 120.0)
-    for r, worker in zip(results, workers):
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert all(c.passed for c in r.checks), r.item_id
-        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
-        first, second = worker.pids
-        assert first != second
-        assert next(e for e in r.trace if e.type == "suspended").pid == first
-        assert next(e for e in r.trace if e.type == "final").pid == second
+    run_durable_pair(server, "langgraph")

@@ -13,7 +13,7 @@ pytest.importorskip("agent_framework_openai")
 import arenas  # noqa: E402
 from adapters.microsoft_af import REJECTED_RESULT, MicrosoftAFAdapter  # noqa: E402
 from arena.model.policy import text_of  # noqa: E402
-from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
+from tests.conftest import assert_all_pass, normalised, run_durable_pair, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 ITEMS = {i.id: i for i in arenas.load("human_in_the_loop").items}
@@ -304,31 +304,6 @@ def test_gate_reckless_parallel_sibling_held_then_run_whatever_the_decision(gate
 def test_durable_state_resumes_in_a_new_process(server):
     """The worker is restarted between legs: leg 1 has only the JSON state (AgentSession.to_dict() +
     the approval requests' Content.to_dict()) and restores the session with AgentSession.from_dict."""
-    import sys
-
-    from adapters import REGISTRY
-    from arena.runner import run_items
-    from arena.types import ModelConfig
-    from arena.worker.client import WorkerAdapter
-
-    entry = REGISTRY["microsoft_af"]
-    spec = arenas.load("durable_state")
-    workers = []
-
-    def factory():
-        workers.append(WorkerAdapter(entry.target, MicrosoftAFAdapter.info, sys.executable, server, restart_between_legs=True))
-        return workers[-1]
-
-    items = [i for i in spec.items if i.id in ("durable-01", "durable-02")]
-    assert [i.resume_with[0].approved for i in items] == [True, False]
-    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
-    results = run_items(factory, spec, items, model, 90.0)
-    for r, w in zip(results, workers):
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
-        first, second = w.pids
-        assert first != second
-        assert next(e for e in r.trace if e.type == "suspended").pid == first
-        assert next(e for e in r.trace if e.type == "final").pid == second
+    results = run_durable_pair(server, "microsoft_af")
     # Denied: the reason is dropped here too (fixed rejection text), and the item still passes.
     assert f"({REJECTED_AS_REASON})" in results[1].trace[-1].text

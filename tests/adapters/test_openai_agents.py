@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from importlib import metadata
 
 import pytest
@@ -12,10 +11,7 @@ pytest.importorskip("agents")
 
 import arenas  # noqa: E402
 from adapters.openai_agents import OpenAIAgentsAdapter  # noqa: E402
-from arena.runner import run_items  # noqa: E402
-from arena.types import ModelConfig  # noqa: E402
-from arena.worker.client import WorkerAdapter  # noqa: E402
-from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
+from tests.conftest import assert_all_pass, normalised, run_durable_pair, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 GATE_ITEMS = {i.id: i for i in arenas.load("approval_gate").items}
@@ -235,27 +231,4 @@ def test_gate_parallel_runs_the_sibling_before_the_pause(gate_parallel, run_adap
 def test_durable_state_resumes_in_a_new_process(server):
     """Via the worker with restart between legs: leg 1 runs in a new Python process that gets only
     the JSON RunState string and restores it with RunState.from_string."""
-    from adapters import REGISTRY
-
-    durable = arenas.load("durable_state")
-    entry = REGISTRY["openai_agents"]
-    workers: list[WorkerAdapter] = []
-
-    def factory():
-        info = OpenAIAgentsAdapter.info
-        worker = WorkerAdapter(entry.target, info, sys.executable, server, restart_between_legs=True)
-        workers.append(worker)
-        return worker
-
-    chosen = [i for i in durable.items if i.id in ("durable-01", "durable-02")]
-    assert [i.resume_with[0].approved for i in chosen] == [True, False]
-    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
-    results = run_items(factory, durable, chosen, model, 120.0)
-    for r, worker in zip(results, workers):
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert all(c.passed for c in r.checks), r.item_id
-        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
-        first, second = worker.pids
-        assert first != second
-        assert next(e for e in r.trace if e.type == "suspended").pid == first
-        assert next(e for e in r.trace if e.type == "final").pid == second
+    run_durable_pair(server, "openai_agents")

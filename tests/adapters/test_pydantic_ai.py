@@ -18,7 +18,7 @@ from adapters import REGISTRY  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import LegContext, ModelConfig  # noqa: E402
-from tests.conftest import assert_all_pass, normalised  # noqa: E402
+from tests.conftest import assert_all_pass, normalised, run_durable_pair  # noqa: E402
 
 NAME = "pydantic_ai"
 ROOT = Path(__file__).resolve().parents[2]
@@ -305,28 +305,6 @@ def test_gate_reckless_parallel_sibling_search_runs_before_the_pause(gate_parall
 def test_durable_state_resumes_in_a_new_process(server):
     """The worker is restarted between legs: leg 1 has only the JSON state (pydantic-ai's serialised
     message history + the deferred call id) and rebuilds the run from it."""
-    from arena.runner import run_items
-    from arena.worker.client import WorkerAdapter
-
-    entry = REGISTRY[NAME]
-    cls = entry.load()
-    spec = arenas.load("durable_state")
-    workers = []
-
-    def factory():
-        workers.append(WorkerAdapter(entry.target, cls.info, sys.executable, server, restart_between_legs=True))
-        return workers[-1]
-
-    items = [i for i in spec.items if i.id in ("durable-01", "durable-02")]
-    assert [i.resume_with[0].approved for i in items] == [True, False]
-    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
-    results = run_items(factory, spec, items, model, 90.0)
-    for r, w in zip(results, workers):
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
-        first, second = w.pids
-        assert first != second
-        assert next(e for e in r.trace if e.type == "suspended").pid == first
-        assert next(e for e in r.trace if e.type == "final").pid == second
-    denied = next(i for i in items if not i.resume_with[0].approved)
+    results = run_durable_pair(server, "pydantic_ai")
+    denied = arenas.load("durable_state").item("durable-02")
     assert f"({denied.resume_with[0].text})" in results[1].trace[-1].text
