@@ -207,13 +207,13 @@ def gate_parallel(run_adapter, server):
 
 
 @pytest.fixture(scope="module")
-def vanilla_gate(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla", profile="reckless", arena="approval_gate")}
+def vanilla_gate(vanilla_by_id):
+    return vanilla_by_id("reckless", "approval_gate")
 
 
 @pytest.fixture(scope="module")
-def vanilla_gate_parallel(run_adapter):
-    return {r.item_id: r for r in run_adapter("vanilla", profile="reckless-parallel", arena="approval_gate")}
+def vanilla_gate_parallel(vanilla_by_id):
+    return vanilla_by_id("reckless-parallel", "approval_gate")
 
 
 def _expected_gate_deny_trace(vanilla_trace: list[dict], item_id: str) -> list[dict]:
