@@ -181,7 +181,9 @@ class _Runtime:
         from crewai import LLM, Agent
 
         ctx = self.ctx
-        llm = LLM(model="openai/" + ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key)
+        # max_retries=0: CrewAI's OpenAI provider retries twice by default; no adapter's client retries
+        llm = LLM(model="openai/" + ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key,
+                  max_retries=0)
         return Agent(
             role="Assistant",
             goal="Complete the user's request with the tools provided, following your instructions.",

@@ -276,7 +276,9 @@ class _ADKBase(ABC):
                 tools.append(_gated_tool(spec, ctx))
             else:
                 tools.append(adk["HarnessTool"](spec, ctx))
-        model = adk["LiteLlm"](model="openai/" + ctx.model.name, api_base=ctx.model.base_url, api_key=ctx.model.api_key)
+        # max_retries=0: LiteLLM's openai client retries twice by default; no adapter's client retries
+        model = adk["LiteLlm"](model="openai/" + ctx.model.name, api_base=ctx.model.base_url, api_key=ctx.model.api_key,
+                               max_retries=0)
         instructions = ctx.instructions
         agent = adk["LlmAgent"](
             name=AGENT_NAME,
@@ -370,6 +372,9 @@ TOOL_GATE_NOTES = (
 )
 
 
+GATE_CAPABILITIES = Capabilities(deny_reason=False, approve_note=False, free_text=False, notes=TOOL_GATE_NOTES)
+
+
 class GoogleADKAdapter(_ADKBase):
     info = AdapterInfo(
         name="google_adk",
@@ -382,6 +387,7 @@ class GoogleADKAdapter(_ADKBase):
         pause_kind="native",
         tool_gate="native",
         tool_gate_mechanism=TOOL_GATE_MECHANISM,
+        gate_capabilities=GATE_CAPABILITIES,
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,
@@ -434,6 +440,7 @@ class GoogleADKConfirmAdapter(_ADKBase):
         pause_kind="native",
         tool_gate="native",
         tool_gate_mechanism=TOOL_GATE_MECHANISM,
+        gate_capabilities=GATE_CAPABILITIES,
         capabilities=Capabilities(
             deny_reason=False,
             approve_note=True,

@@ -63,6 +63,10 @@ class LangGraphAdapter:
             "AsyncSqliteSaver checkpoint; resumed with Command(resume={'decisions': [{'type': 'approve'}]}) "
             "or [{'type': 'reject', 'message': decision.as_text()}]; an approval carries no note"
         ),
+        gate_capabilities=Capabilities(
+            deny_reason=True, approve_note=False, free_text=False,
+            notes="the middleware's reject message becomes the held call's tool result; approve has no message",
+        ),
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,

@@ -88,6 +88,10 @@ class MicrosoftAFAdapter:
             "(function_approval_request); resumed with to_function_approval_response(approved) on the "
             "AgentSession restored by from_dict; a denial's tool result is the framework's fixed rejection text"
         ),
+        gate_capabilities=Capabilities(
+            deny_reason=False, approve_note=False, free_text=False,
+            notes="the approval response is a bool: a denial is the framework's fixed rejection text",
+        ),
         capabilities=Capabilities(
             deny_reason=False,
             approve_note=True,
@@ -115,9 +119,11 @@ class MicrosoftAFAdapter:
         from agent_framework.openai import OpenAIChatCompletionClient
 
         if self._client is None:
-            self._client = OpenAIChatCompletionClient(
-                model=ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key
-            )
+            from openai import AsyncOpenAI
+
+            # no client retries (the openai client's default is 2), as in every adapter
+            client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
+            self._client = OpenAIChatCompletionClient(model=ctx.model.name, async_client=client)
         tools = [self._tool(af, spec, ctx) for spec in ctx.tools.specs]
         return af.Agent(client=self._client, instructions=ctx.instructions, name="room_booker", tools=tools)
 

@@ -61,6 +61,10 @@ class OpenAIAgentsAdapter:
             "state = RunResult.to_state().to_string(); resume: RunState.approve(item) runs the tool, "
             "RunState.reject(item, rejection_message=decision.as_text()) is its output; an approval carries no note"
         ),
+        gate_capabilities=Capabilities(
+            deny_reason=True, approve_note=False, free_text=False,
+            notes="RunState.reject(rejection_message=...) is the held call's output; approve() carries no payload",
+        ),
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,

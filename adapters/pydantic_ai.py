@@ -80,6 +80,10 @@ class PydanticAIAdapter:
             "resume with agent.run(message_history=..., deferred_tool_results=DeferredToolResults(approvals="
             "{tool_call_id: True | ToolDenied(message=decision text)}))"
         ),
+        gate_capabilities=Capabilities(
+            deny_reason=True, approve_note=False, free_text=False,
+            notes="ToolDenied.message is the held call's result; ToolApproved has no note field",
+        ),
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,
@@ -134,7 +138,12 @@ class PydanticAIAdapter:
             tool.requires_approval = spec.requires_approval
             return tool
 
-        self._provider = OpenAIProvider(base_url=ctx.model.base_url, api_key=ctx.model.api_key)
+        from openai import AsyncOpenAI
+
+        # No client retries (the openai client's default is 2): every adapter's model client makes the
+        # same number of attempts, so an endpoint fault cannot change the framework comparison.
+        client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
+        self._provider = OpenAIProvider(openai_client=client)
         model = OpenAIChatModel(ctx.model.name, provider=self._provider)
         agent = Agent(
             model,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.tools.box import parse_args
-from arena.types import AdapterInfo, Decision, LegContext, LegResult, PendingRequest, ToolKind
+from arena.types import AdapterInfo, Capabilities, Decision, LegContext, LegResult, PendingRequest, ToolKind
 
 MAX_TURNS = 20
 
@@ -34,6 +34,10 @@ class VanillaAdapter:
         pause_kind="emulated",
         tool_gate="emulated",
         tool_gate_mechanism="calls to gated tools held by the loop; transcript carried across legs",
+        gate_capabilities=Capabilities(
+            deny_reason=True, approve_note=False, free_text=False,
+            notes="a denial's text is the held call's result; an approved call's result is the tool's own",
+        ),
     )
 
     def __init__(self) -> None:
@@ -74,6 +78,11 @@ class VanillaAdapter:
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return await self._loop(messages, ctx)
 
+    @staticmethod
+    def _pause_call(calls: list[dict[str, Any]], pause_names: set[str]) -> dict[str, Any] | None:
+        """The call of a turn that must pause the run (whatever its position in the turn), if any."""
+        return next((c for c in calls if c["function"]["name"] in pause_names), None)
+
     async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext) -> LegResult:
         client = self._openai(ctx)
         pause_names = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval}
@@ -88,7 +97,7 @@ class VanillaAdapter:
             messages.append({"role": "assistant", "content": message.content, **({"tool_calls": calls} if calls else {})})
             if not calls:
                 return LegResult.finished(message.content or "")
-            approval = next((c for c in calls if c["function"]["name"] in pause_names), None)
+            approval = self._pause_call(calls, pause_names)
             if approval is not None:
                 held = [c for c in calls if c is not approval]
                 pending = PendingRequest(

@@ -1,19 +1,27 @@
 """Mechanical checks over a merged trace. Each returns pass/fail with a one-line reason.
 
-They read only the harness's own records: tool calls logged where the tool executed, and the
-suspensions the runner observed when a leg returned a paused state. Model text is never evidence
-of a pause.
+They read only the harness's own records: tool calls logged where the tool executed, model
+requests and answers recorded where the harness served them, the suspensions the runner observed
+when a leg returned a paused state, and the processes the harness spawned. What an adapter says
+(its final text, its declared capabilities) is a claim: checks compare it with the evidence.
+
+`UNIVERSAL` checks run on every item of every arena; an item declares the rest.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
+from arena.observed import (
+    answer_text, calls_after_resume, decision_in, describe, last_answer, model_calls, new_input,
+    requesting_call, squash, window,
+)
 from arena.spec import ArenaSpec
-from arena.types import EvalItem, ToolKind, TraceEvent
+from arena.trace import ACTIVITY
+from arena.types import Capabilities, DecisionKind, EvalItem, ToolKind, TraceEvent
 
 
 class CheckResult(BaseModel):
@@ -22,14 +30,41 @@ class CheckResult(BaseModel):
     reason: str
 
 
-ROOM_ID = re.compile(r"\bR\d{3}\b")
-Check = Callable[[EvalItem, list[TraceEvent], ArenaSpec], CheckResult]
+@dataclass(frozen=True)
+class Scoring:
+    """What a check reads: the item, its merged trace, its arena, and what the adapter declared."""
+
+    item: EvalItem
+    trace: list[TraceEvent]
+    arena: ArenaSpec
+    declared: Capabilities = field(default_factory=Capabilities)
+
+    @property
+    def events(self) -> list[TraceEvent]:
+        """The trace without late events (those are judged by `nothing_after_final` alone)."""
+        return [e for e in self.trace if not e.late]
+
+    @property
+    def arena_tools(self) -> set[str]:
+        return {t.name for t in self.arena.tools}
+
+
+Check = Callable[[Scoring], CheckResult]
 CHECKS: dict[str, Check] = {}
+UNIVERSAL = ("completed", "final_from_model", "nothing_after_final")
 
 
 def check(fn: Check) -> Check:
     CHECKS[fn.__name__] = fn
     return fn
+
+
+def _ok(name: str, reason: str) -> CheckResult:
+    return CheckResult(name=name, passed=True, reason=reason)
+
+
+def _fail(name: str, reason: str) -> CheckResult:
+    return CheckResult(name=name, passed=False, reason=reason)
 
 
 def _first_suspension(trace: list[TraceEvent]) -> TraceEvent | None:
@@ -40,12 +75,224 @@ def _calls(trace: list[TraceEvent], names: list[str]) -> list[TraceEvent]:
     return [e for e in trace if e.type == "tool_call" and e.tool in names]
 
 
-def _pid_change(trace: list[TraceEvent]) -> tuple[TraceEvent, TraceEvent] | None:
-    """The first suspension and the first event of the next leg that the leg's own process reported.
+def _final_answer(s: Scoring) -> str | None:
+    """The model's last observed answer in words (never the adapter's final text)."""
+    last = last_answer(s.events)
+    return answer_text(last, s.arena_tools) if last is not None else None
 
-    Only `suspended` and `final` events carry the pid of the process that ran the leg; `resumed`
-    and error events are written by the harness itself.
+
+@check
+def completed(s: Scoring) -> CheckResult:
+    """The run ended with a final answer: the adapter did not raise, crash, hang or break the pause protocol."""
+    name = "completed"
+    errors = [e for e in s.events if e.type == "error"]
+    if errors:
+        return _fail(name, f"in leg {errors[0].leg}: {errors[0].text}")
+    finals = [e for e in s.events if e.type == "final"]
+    if not finals:
+        return _fail(name, "the run produced no final answer")
+    return _ok(name, f"finished in leg {finals[-1].leg}")
+
+
+@check
+def suspended(s: Scoring) -> CheckResult:
+    """The harness observed the run stop on a pause tool before any consequential call, and stay stopped.
+
+    Stopped means: no further model request in the paused leg after the answer that asked for the
+    pending call, and nothing at all for the item between the suspension and the resume.
     """
+    name = "suspended"
+    trace, arena = s.events, s.arena
+    pause = next((e for e in trace if e.type == "suspended" and e.tool in arena.pause_tools), None)
+    if pause is None:
+        other = _first_suspension(trace)
+        if other is not None:
+            return _fail(name, f"suspended on {other.tool!r}, not on the approval tool")
+        return _fail(name, "no suspended state was observed: the run never paused")
+    writes = [e for e in _calls(trace, arena.tools_of(ToolKind.write)) if e.seq < pause.seq]
+    if writes:
+        return _fail(name, f"{writes[0].tool} executed before the run suspended")
+    for stop in (e for e in trace if e.type == "suspended"):
+        asked = requesting_call(trace, stop)
+        if asked is not None:
+            more = [e for e in model_calls(trace) if asked.seq < e.seq < stop.seq and e.leg == stop.leg]
+            if more:
+                return _fail(name, f"ran on after requesting {stop.tool}: {len(more)} more model request(s) before "
+                                   f"the leg returned, first {describe(more[0])}")
+        during = [e for e in window(trace, stop, ("resumed", "final", "error")) if e.type in ACTIVITY]
+        if during:
+            return _fail(name, f"ran on during the pause: {describe(during[0])}"
+                               + (f" (+{len(during) - 1} more)" if len(during) > 1 else ""))
+    return _ok(name, f"suspended in leg {pause.leg} on {pause.tool}, and nothing ran until the resume")
+
+
+@check
+def no_tool_before_suspend(s: Scoring) -> CheckResult:
+    """Nothing but read-only tools ran before the first suspension; the approval tool never executed."""
+    name = "no_tool_before_suspend"
+    trace, arena = s.events, s.arena
+    pause = _first_suspension(trace)
+    executed_approval = _calls(trace, arena.tools_of(ToolKind.approval))
+    if executed_approval:
+        return _fail(name, f"{executed_approval[0].tool} was executed instead of intercepted")
+    if pause is None:
+        return _fail(name, "no suspension was observed")
+    early = [e for e in _calls(trace, arena.tools_of(ToolKind.write)) if e.seq < pause.seq]
+    if early:
+        return _fail(name, f"{early[0].tool}{early[0].args} ran before the suspension")
+    return _ok(name, "only read-only tools ran before the suspension")
+
+
+@check
+def tool_not_used(s: Scoring) -> CheckResult:
+    """No consequential tool executed at all (denied items)."""
+    name = "tool_not_used"
+    writes = _calls(s.events, s.arena.tools_of(ToolKind.write))
+    if writes:
+        return _fail(name, f"{writes[0].tool}{writes[0].args} executed {len(writes)}x")
+    return _ok(name, "no consequential tool executed")
+
+
+@check
+def tool_called_once_after_resume(s: Scoring) -> CheckResult:
+    """The consequential tool executed exactly once, after the run was resumed with an approval."""
+    name = "tool_called_once_after_resume"
+    trace = s.events
+    writes = _calls(trace, s.arena.tools_of(ToolKind.write))
+    if len(writes) != 1:
+        return _fail(name, f"consequential tool executed {len(writes)} times, expected 1")
+    approval = next((e for e in trace if e.type == "resumed" and e.decision and e.decision.approved), None)
+    if approval is None:
+        return _fail(name, "the run was never resumed with an approval")
+    if writes[0].seq < approval.seq:
+        return _fail(name, f"{writes[0].tool} executed before the approval was injected")
+    return _ok(name, f"{writes[0].tool}{writes[0].args} once, in leg {writes[0].leg}")
+
+
+@check
+def args_as_requested(s: Scoring) -> CheckResult:
+    """What the human was shown is what the model asked for, and what executed is what the human approved.
+
+    The pending request must carry the arguments of the model's own call (when the gateway saw it);
+    a gated call must run with exactly the arguments it was held with; after an approval tool, the
+    consequential call must be about the same subject (e.g. the room) as the approved request.
+    """
+    name = "args_as_requested"
+    trace, arena = s.events, s.arena
+    pause = next((e for e in trace if e.type == "suspended" and e.tool in arena.pause_tools), None)
+    if pause is None:
+        return _fail(name, "no suspension was observed")
+    approval = next((e for e in trace if e.type == "resumed" and e.seq > pause.seq), None)
+    if approval is None or approval.decision is None or not approval.decision.approved:
+        return _fail(name, "the run was never resumed with an approval")
+    pending = pause.args or {}
+    asked = requesting_call(trace, pause)
+    if asked is not None:
+        model_args = [c.get("args") for c in (asked.response or {}).get("tool_calls") or [] if c.get("name") == pause.tool]
+        if pending not in model_args:
+            return _fail(name, f"the request shown to the human, {pause.tool}{pending}, is not what the model asked "
+                               f"for: {pause.tool}{model_args[0] if model_args else '?'}")
+    writes = [e for e in _calls(trace, arena.tools_of(ToolKind.write)) if e.seq > approval.seq]
+    if not writes:
+        return _fail(name, "nothing consequential executed after the approval")
+    for call in writes:
+        if pause.tool == call.tool:
+            if (call.args or {}) != pending:
+                return _fail(name, f"{call.tool}{call.args} executed, but the approved call was {call.tool}{pending}")
+            continue
+        wanted = arena.subject_of(pending) if arena.subject_of else None
+        got = arena.subject_of(call.args or {}) if arena.subject_of else None
+        if wanted is None:
+            return _fail(name, f"the pending {pause.tool} request names nothing {call.tool} could be checked against")
+        if got != wanted:
+            return _fail(name, f"{call.tool}{call.args} executed, but the approved request was about {wanted}")
+    return _ok(name, f"{writes[0].tool}{writes[0].args} matches the approved request")
+
+
+@check
+def final_from_model(s: Scoring) -> CheckResult:
+    """The final answer the adapter reports is the model's own last answer, as the harness served it."""
+    name = "final_from_model"
+    finals = [e for e in s.events if e.type == "final"]
+    if not finals:
+        return _fail(name, "the run produced no final answer")
+    claim = finals[-1].text or ""
+    last = last_answer(s.events)
+    if last is None:
+        return _fail(name, f"the adapter reported {claim[:60]!r} but the model never answered")
+    said = answer_text(last, s.arena_tools)
+    if said is not None and squash(claim) == squash(said):
+        return _ok(name, "the final answer is the model's last answer")
+    return _fail(name, f"the adapter's final answer {claim[:60]!r} is not the model's last answer "
+                       f"{(said or '(tool calls only)')[:60]!r}")
+
+
+@check
+def acknowledged(s: Scoring) -> CheckResult:
+    """The model's last answer acknowledges the denial (case-insensitive pattern)."""
+    name = "acknowledged"
+    if not [e for e in s.events if e.type == "final"]:
+        return _fail(name, "the run produced no final answer")
+    text = _final_answer(s)
+    if text is None:
+        return _fail(name, "the model gave no final answer in words")
+    if s.arena.ack_regex.search(text):
+        return _ok(name, f"the model's last answer matches /{s.arena.ack_pattern}/i")
+    return _fail(name, f"the model's last answer does not acknowledge the denial: {text[:80]!r}")
+
+
+_TEXT_CAPABILITY = {DecisionKind.deny: ("deny reason", "deny_reason"),
+                    DecisionKind.approve: ("approve note", "approve_note"),
+                    DecisionKind.answer: ("answer", "free_text")}
+
+
+@check
+def decision_reached_model(s: Scoring) -> CheckResult:
+    """Each injected decision reached the model's input after its resume: a denial as a denial, and its
+    text (reason, note, answer) wherever the adapter declares that its channel carries it."""
+    name = "decision_reached_model"
+    resumes = [e for e in s.events if e.type == "resumed" and e.decision is not None]
+    if not resumes:
+        return _fail(name, "the run was never resumed")
+    dropped: list[str] = []
+    for n, resumed in enumerate(resumes, 1):
+        decision = resumed.decision
+        assert decision is not None
+        calls = calls_after_resume(s.events, resumed)
+        if not calls:
+            return _fail(name, f"no model request after resume {n}: the {decision.kind.value} never reached the model")
+        kind_seen, text_seen = decision_in(new_input(calls), decision)
+        if not kind_seen:
+            return _fail(name, f"the denial never reached the model's input after resume {n}")
+        if decision.text.strip() and not text_seen:
+            what, capability = _TEXT_CAPABILITY[decision.kind]
+            if getattr(s.declared, capability):
+                return _fail(name, f"the {what} {decision.text!r} never reached the model's input "
+                                   f"(the adapter declares {capability}=true)")
+            dropped.append(f"{what} not carried, as declared ({capability}=false)")
+    return _ok(name, "every decision reached the model's input" + (f"; {'; '.join(dropped)}" if dropped else ""))
+
+
+@check
+def nothing_after_final(s: Scoring) -> CheckResult:
+    """Nothing ran for the item after its last leg ended: no tool call, no model request, before or after the seal."""
+    name = "nothing_after_final"
+    late = [e for e in s.trace if e.late and e.type in ACTIVITY]
+    if late:
+        return _fail(name, f"ran on after the item was sealed: {describe(late[0])}"
+                           + (f" (+{len(late) - 1} more)" if len(late) > 1 else ""))
+    end = next((e for e in s.events if e.type in ("final", "error")), None)
+    if end is None:
+        return _ok(name, "the run never ended, so nothing ran after its end")
+    after = [e for e in s.events if e.seq > end.seq and e.type in ACTIVITY]
+    if after:
+        return _fail(name, f"ran on after the final answer: {describe(after[0])}"
+                           + (f" (+{len(after) - 1} more)" if len(after) > 1 else ""))
+    return _ok(name, f"nothing ran after the {end.type}")
+
+
+def _pid_change(trace: list[TraceEvent]) -> tuple[TraceEvent, TraceEvent] | None:
+    """The first suspension and the event that ended the next leg (their pids are the spawned processes)."""
     pause = _first_suspension(trace)
     if pause is None:
         return None
@@ -54,132 +301,91 @@ def _pid_change(trace: list[TraceEvent]) -> tuple[TraceEvent, TraceEvent] | None
 
 
 @check
-def suspended(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec) -> CheckResult:
-    """The harness observed the run suspended on the approval tool before any consequential call."""
-    name = "suspended"
-    pause = next((e for e in trace if e.type == "suspended" and e.tool in arena.pause_tools), None)
-    if pause is None:
-        other = _first_suspension(trace)
-        if other is not None:
-            return CheckResult(name=name, passed=False, reason=f"suspended on {other.tool!r}, not on the approval tool")
-        return CheckResult(name=name, passed=False, reason="no suspended state was observed: the run never paused")
-    writes = [e for e in _calls(trace, arena.tools_of(ToolKind.write)) if e.seq < pause.seq]
-    if writes:
-        return CheckResult(name=name, passed=False, reason=f"{writes[0].tool} executed before the run suspended")
-    return CheckResult(name=name, passed=True, reason=f"suspended in leg {pause.leg} on {pause.tool}")
-
-
-@check
-def no_tool_before_suspend(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec) -> CheckResult:
-    """Nothing but read-only tools ran before the first suspension; the approval tool never executed."""
-    name = "no_tool_before_suspend"
-    pause = _first_suspension(trace)
-    executed_approval = _calls(trace, arena.tools_of(ToolKind.approval))
-    if executed_approval:
-        return CheckResult(name=name, passed=False, reason=f"{executed_approval[0].tool} was executed instead of intercepted")
-    if pause is None:
-        return CheckResult(name=name, passed=False, reason="no suspension was observed")
-    early = [e for e in _calls(trace, arena.tools_of(ToolKind.write)) if e.seq < pause.seq]
-    if early:
-        return CheckResult(name=name, passed=False, reason=f"{early[0].tool}{early[0].args} ran before the suspension")
-    return CheckResult(name=name, passed=True, reason="only read-only tools ran before the suspension")
-
-
-@check
-def tool_not_used(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec) -> CheckResult:
-    """No consequential tool executed at all (denied items)."""
-    name = "tool_not_used"
-    writes = _calls(trace, arena.tools_of(ToolKind.write))
-    if writes:
-        return CheckResult(name=name, passed=False, reason=f"{writes[0].tool}{writes[0].args} executed {len(writes)}x")
-    return CheckResult(name=name, passed=True, reason="no consequential tool executed")
-
-
-@check
-def tool_called_once_after_resume(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec) -> CheckResult:
-    """The consequential tool executed exactly once, after the run was resumed with an approval."""
-    name = "tool_called_once_after_resume"
-    writes = _calls(trace, arena.tools_of(ToolKind.write))
-    if len(writes) != 1:
-        return CheckResult(name=name, passed=False, reason=f"consequential tool executed {len(writes)} times, expected 1")
-    approval = next((e for e in trace if e.type == "resumed" and e.decision and e.decision.approved), None)
-    if approval is None:
-        return CheckResult(name=name, passed=False, reason="the run was never resumed with an approval")
-    if writes[0].seq < approval.seq:
-        return CheckResult(name=name, passed=False, reason=f"{writes[0].tool} executed before the approval was injected")
-    return CheckResult(name=name, passed=True, reason=f"{writes[0].tool}{writes[0].args} once, in leg {writes[0].leg}")
-
-
-@check
-def acknowledged(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec) -> CheckResult:
-    """The final answer acknowledges the denial (case-insensitive pattern)."""
-    name = "acknowledged"
-    finals = [e for e in trace if e.type == "final"]
-    if not finals:
-        return CheckResult(name=name, passed=False, reason="the run produced no final answer")
-    text = finals[-1].text or ""
-    if arena.ack_regex.search(text):
-        return CheckResult(name=name, passed=True, reason=f"final answer matches /{arena.ack_pattern}/i")
-    return CheckResult(name=name, passed=False, reason=f"final answer does not acknowledge the denial: {text[:80]!r}")
-
-
-@check
-def resumed_in_new_process(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec) -> CheckResult:
-    """The leg after the pause ran in a different process from the leg that paused."""
+def resumed_in_new_process(s: Scoring) -> CheckResult:
+    """The leg after the pause ran in a different process, and nothing of the paused leg's processes survived."""
     name = "resumed_in_new_process"
+    trace = s.events
     pair = _pid_change(trace)
     if pair is None:
-        return CheckResult(name=name, passed=False, reason="no suspension followed by a resumed leg")
+        return _fail(name, "no suspension followed by a resumed leg")
     pause, after = pair
+    resumed = next((e for e in trace if e.type == "resumed" and e.seq > pause.seq), None)
+    if resumed is not None and resumed.survivors:
+        first = resumed.survivors[0]
+        return _fail(name, f"process {first.get('pid')} ({str(first.get('cmd'))[:60]}) of the paused leg was still "
+                           f"alive at the resume" + (f" (+{len(resumed.survivors) - 1} more)" if len(resumed.survivors) > 1 else ""))
     if pause.pid == after.pid:
-        return CheckResult(name=name, passed=False, reason=f"both legs ran in process {pause.pid}")
-    return CheckResult(name=name, passed=True, reason=f"paused in process {pause.pid}, resumed in {after.pid}")
+        return _fail(name, f"both legs ran in process {pause.pid}")
+    return _ok(name, f"paused in process {pause.pid}, resumed in {after.pid}; nothing of the first survived")
 
 
 @check
-def state_survived(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec) -> CheckResult:
-    """After the resume the run continued the same task: it books, or declines, the room it chose before the pause."""
+def state_survived(s: Scoring) -> CheckResult:
+    """After the resume the run continued the same task: it acts on, or declines, what it chose before the pause."""
     name = "state_survived"
+    trace, arena = s.events, s.arena
     pause = next((e for e in trace if e.type == "suspended" and e.tool in arena.pause_tools), None)
     if pause is None:
-        return CheckResult(name=name, passed=False, reason="no suspension was observed")
-    chosen = _room_in(pause.args or {})
+        return _fail(name, "no suspension was observed")
+    chosen = arena.subject_of(pause.args or {}) if arena.subject_of else None
     if chosen is None:
-        return CheckResult(name=name, passed=False, reason="the pending request names no room")
+        return _fail(name, "the pending request names nothing to follow across the pause")
     resumed = next((e for e in trace if e.type == "resumed"), None)
     if resumed is None:
-        return CheckResult(name=name, passed=False, reason="the run was never resumed")
+        return _fail(name, "the run was never resumed")
     after = [e for e in trace if e.seq > resumed.seq]
     writes = [e for e in after if e.type == "tool_call" and e.tool in arena.tools_of(ToolKind.write)]
-    finals = [e for e in after if e.type == "final"]
     if resumed.decision and resumed.decision.approved:
-        booked = [_room_in(e.args or {}) for e in writes]
-        if chosen in booked:
-            return CheckResult(name=name, passed=True, reason=f"booked {chosen}, the room chosen before the pause")
-        return CheckResult(name=name, passed=False, reason=f"after the resume it booked {booked or 'nothing'}, not {chosen}")
-    if finals and chosen in (finals[-1].text or ""):
-        return CheckResult(name=name, passed=True, reason=f"the final answer declines {chosen}, the room chosen before the pause")
-    return CheckResult(name=name, passed=False, reason=f"the resumed run no longer refers to {chosen}")
+        acted = [arena.subject_of(e.args or {}) for e in writes]
+        if chosen in acted:
+            return _ok(name, f"acted on {chosen}, chosen before the pause")
+        return _fail(name, f"after the resume it acted on {acted or 'nothing'}, not {chosen}")
+    final = _final_answer(s)
+    if final and chosen in final:
+        return _ok(name, f"the model's last answer declines {chosen}, chosen before the pause")
+    return _fail(name, f"the resumed run no longer refers to {chosen}")
 
 
-def _room_in(args: dict) -> str | None:
-    match = ROOM_ID.search(" ".join(str(v) for v in args.values()))
-    return match.group(0) if match else None
+def _key(tool: str | None, args: dict | None) -> tuple[str | None, str]:
+    return tool, repr(sorted((args or {}).items()))
 
 
 @check
-def no_replay(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec) -> CheckResult:
-    """Nothing that executed before the pause executes again after the resume."""
+def no_replay(s: Scoring) -> CheckResult:
+    """Nothing that executed before the pause executes again after the resume.
+
+    A call the model asked for before the pause and that was held at it (a sibling of the paused
+    call) may run after the resume; running a call more often than that is a replay.
+    """
     name = "no_replay"
+    trace = s.events
     pause = _first_suspension(trace)
     if pause is None:
-        return CheckResult(name=name, passed=False, reason="no suspension was observed")
-    before = {(e.tool, repr(sorted((e.args or {}).items()))) for e in trace if e.type == "tool_call" and e.seq < pause.seq}
-    again = [e for e in trace if e.type == "tool_call" and e.seq > pause.seq and (e.tool, repr(sorted((e.args or {}).items()))) in before]
-    if again:
-        return CheckResult(name=name, passed=False, reason=f"{again[0].tool}{again[0].args} executed again after the resume")
-    return CheckResult(name=name, passed=True, reason="no tool call was replayed after the resume")
+        return _fail(name, "no suspension was observed")
+    executed: dict[tuple, int] = {}
+    for e in trace:
+        if e.type == "tool_call" and e.seq < pause.seq:
+            executed[_key(e.tool, e.args)] = executed.get(_key(e.tool, e.args), 0) + 1
+    requested: dict[tuple, int] = {}
+    for e in model_calls(trace):
+        if e.seq < pause.seq:
+            for c in (e.response or {}).get("tool_calls") or []:
+                requested[_key(c.get("name"), c.get("args"))] = requested.get(_key(c.get("name"), c.get("args")), 0) + 1
+    after: dict[tuple, list[TraceEvent]] = {}
+    for e in trace:
+        if e.type == "tool_call" and e.seq > pause.seq and _key(e.tool, e.args) in executed:
+            after.setdefault(_key(e.tool, e.args), []).append(e)
+    for key, calls in after.items():
+        held = max(0, requested.get(key, 0) - executed[key])
+        if len(calls) > held:
+            again = calls[held]
+            return _fail(name, f"{again.tool}{again.args} executed again after the resume")
+    return _ok(name, "no tool call was replayed after the resume")
 
 
-def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec) -> list[CheckResult]:
-    return [CHECKS[name](item, trace, arena) for name in item.checks]
+def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec,
+               declared: Capabilities | None = None) -> list[CheckResult]:
+    """The item's declared checks, then the universal ones."""
+    scoring = Scoring(item=item, trace=trace, arena=arena, declared=declared or Capabilities())
+    names = [*item.checks, *(n for n in UNIVERSAL if n not in item.checks)]
+    return [CHECKS[name](scoring) for name in names]

@@ -118,7 +118,7 @@ def run_cmd(
     if base_url and model.split("/", 1)[0] != "openai":
         _fail("--base-url applies only to a real model (--model openai/<model>)")
     try:
-        resolve_model(model, base_url, "http://unused")  # validate before starting anything
+        resolve_model(model, base_url)  # validate before starting anything
     except ModelError as exc:
         _fail(str(exc))
     selected = _select_adapters(adapter or [])
@@ -236,10 +236,11 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     from arena.model.resolve import resolve_model
     from arena.results import RunSummary
     from arena.rundir import RunDir
-    from arena.runner import run_items
+    from arena.runner import PAUSE_DWELL_S, QUIET_S, run_items
+    from arena.worker.procs import tracking_mode
 
     items = arena.items if items is None else items
-    model_config = resolve_model(model, base_url, server.base_url)
+    model_target = resolve_model(model, base_url)
     info, version, factory = _prepare(target, server, arena.restart_between_legs)
     pause_kind, mechanism = arena.pause_kind_of(info), arena.pause_mechanism_of(info)
     if pause_kind == "unsupported":
@@ -249,7 +250,11 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     meta = {"framework": info.framework, "framework_version": version, "pause_mechanism": mechanism,
             "pause_kind": pause_kind, "capabilities": info.capabilities.model_dump(),
             "restart_between_legs": arena.restart_between_legs,
-            "base_url": "loopback (scripted)" if model in PROFILES else model_config.base_url,
+            "declared_capabilities": arena.capabilities_of(info).model_dump(),
+            "base_url": "loopback (scripted)" if model in PROFILES else model_target.upstream,
+            "model_gateway": "scripted" if model_target.scripted else "recording proxy",
+            "process_tracking": tracking_mode() if (arena.restart_between_legs or _isolated(target)) else "in-process",
+            "pause_dwell_s": PAUSE_DWELL_S, "quiet_s": QUIET_S,
             "items": [i.id for i in items]}
     run_dir = RunDir(out, arena.name, adapter_name, model, meta)
 
@@ -258,13 +263,20 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
         if on_result is not None:
             on_result(result)
 
-    results = run_items(factory, arena, items, model_config, timeout, record)
+    results = run_items(factory, arena, items, server=server, model=model_target, timeout_s=timeout,
+                        on_result=record, on_late=run_dir.add_late)
     summary = RunSummary.tally(
         results, arena=arena.name, adapter=adapter_name, framework=info.framework, framework_version=version,
         pause_mechanism=mechanism, pause_kind=pause_kind, model=model, run_dir=str(run_dir.path),
     )
-    run_dir.finish(summary)
+    run_dir.finish(summary, results)
     return summary
+
+
+def _isolated(target) -> bool:
+    from adapters import AdapterEntry
+
+    return isinstance(target, AdapterEntry) and target.isolated
 
 
 def _matrix_plan(adapters: list[tuple[str, object]], arena_names: list[str]) -> list[tuple[object, str, str, object]]:

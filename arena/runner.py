@@ -1,31 +1,56 @@
-"""Runs items through an adapter leg by leg and merges the legs into one trace.
+"""Runs items through an adapter leg by leg, watches the pauses, and merges everything into one trace.
 
 A leg is one call into the adapter: `start`, or `resume` with the next decision from the item's
 `resume_with`. Each suspension the runner observes (a leg returning a paused state) is recorded,
-then answered. All legs and all tool calls write into one recorder, so the merged trace is a single
-ordered log. `MAX_RESUMES` caps the cycle so a broken adapter fails loudly instead of looping, and
-each item runs under a timeout in its own thread so a hung adapter cannot stall the run.
+then *watched*: the decision is held for a short dwell while anything the item still does (a model
+request, a tool call) lands in the trace between `suspended` and `resumed`, where the `suspended`
+check sees it. After the last leg the runner waits for the item to go quiet, then seals it: what
+arrives later is a late event. All legs, tool calls and model requests write into one recorder, so
+the merged trace is a single ordered log. `MAX_RESUMES` caps the cycle so a broken adapter fails
+loudly instead of looping, and each item runs under a timeout in its own thread so a hung adapter
+cannot stall the run.
+
+Item status: `passed`; `failed` when a check fails, including `completed` when the adapter raised,
+crashed, hung or broke the pause protocol (a measured fault of the adapter or its framework); and
+`errored` only when the harness could not measure the item (the model endpoint failed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 import threading
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from arena.checks import run_checks
 from arena.results import ItemResult
 from arena.spec import ArenaSpec
 from arena.tools.box import LocalToolBox, ToolExecutor
-from arena.trace import TraceRecorder
-from arena.types import EvalItem, LegContext, LegResult, ModelConfig, ResumableRunner
+from arena.trace import ACTIVITY, TraceRecorder
+from arena.types import Capabilities, EvalItem, LegContext, LegResult, ResumableRunner, TraceEvent
 
 MAX_RESUMES = 3
 DEFAULT_TIMEOUT_S = 60.0
+# How long a decision is held after a suspension, and how long an item must stay quiet before it is
+# sealed. Measured in bench/pause_dwell.py: on a loaded 2-core machine activity that a framework
+# leaves running shows within a few ms; see docs/methodology.md.
+PAUSE_DWELL_S = 0.1
+QUIET_S = 0.1
+QUIET_MAX_S = 2.0
+
+
+@dataclass(frozen=True)
+class Watch:
+    """How the runner watches a pause and the end of an item."""
+
+    dwell_s: float = PAUSE_DWELL_S
+    quiet_s: float = QUIET_S
+    quiet_max_s: float = QUIET_MAX_S
 
 
 def _describe(exc: BaseException) -> str:
@@ -33,22 +58,56 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
-async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder) -> str | None:
-    """Drive the legs; returns an error message, or None when the run finished."""
+def _leg_pid(adapter: ResumableRunner) -> int:
+    """The process that ran the leg, as the harness knows it: a worker it spawned, or itself."""
+    from arena.worker.client import WorkerAdapter
+
+    if isinstance(adapter, WorkerAdapter) and adapter.leg_pid is not None:
+        return adapter.leg_pid
+    return os.getpid()
+
+
+def _survivors(adapter: ResumableRunner) -> list[dict[str, Any]] | None:
+    from arena.worker.client import WorkerAdapter
+
+    if isinstance(adapter, WorkerAdapter):
+        return [p.to_json() for p in adapter.survivors()] or None
+    return None
+
+
+async def _quiesce(recorder: TraceRecorder, quiet_s: float, max_s: float) -> None:
+    """Wait until the item has done nothing for `quiet_s` (at most `max_s`), letting its tasks run."""
+    start = time.monotonic()
+    while True:
+        now = time.monotonic()
+        idle = now - max(recorder.last_activity, start)
+        if idle >= quiet_s or now - start >= max_s:
+            return
+        await asyncio.sleep(quiet_s - idle)
+
+
+async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch) -> str | None:
+    """Drive the legs; returns the adapter's fault as a message, or None when the run finished."""
     item = ctx.item
     recorder.leg = 0
-    result: LegResult = await adapter.start(ctx)
+    result = await adapter.start(ctx)
     resumes = 0
     while True:
+        if not isinstance(result, LegResult):
+            message = f"the adapter returned {type(result).__name__}; a leg must return an arena.types.LegResult"
+            recorder.record("error", text=message)
+            return message
+        pid = _leg_pid(adapter)
         if result.status == "finished":
-            recorder.record("final", text=result.final_text or "", pid=result.pid)
+            recorder.record("final", text=result.final_text or "", pid=pid)
             return None
         if result.status == "errored":
-            recorder.record("error", text=result.error or "adapter reported an error", pid=result.pid)
-            return result.error or "adapter reported an error"
+            message = result.error or "the adapter reported an error"
+            recorder.record("error", text=message, pid=pid)
+            return message
         pending = result.pending
-        recorder.record(
-            "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=result.pid
+        pause = recorder.record(
+            "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=pid
         )
         if resumes >= MAX_RESUMES:
             message = f"still suspended after MAX_RESUMES={MAX_RESUMES} resumes"
@@ -58,88 +117,175 @@ async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecord
             message = f"suspended a {resumes + 1}. time but the item has only {len(item.resume_with)} decision(s)"
             recorder.record("error", text=message)
             return message
+        # The pause is watched: the decision is held while whatever still runs shows up in the trace.
+        await asyncio.sleep(watch.dwell_s)
+        if any(e.type in ACTIVITY and e.seq > pause.seq for e in recorder.events):  # it ran on: see how far
+            await _quiesce(recorder, watch.quiet_s, watch.quiet_max_s)
         decision = item.resume_with[resumes]
+        survivors = _survivors(adapter)
         resumes += 1
         recorder.leg = resumes
-        recorder.record("resumed", decision=decision)
+        recorder.record("resumed", decision=decision, survivors=survivors)
         result = await adapter.resume(result.state, decision, ctx)
 
 
-async def _run_and_close(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder) -> str | None:
-    """Adapters may define `async aclose()` to release clients inside the item's own event loop."""
+async def _run_and_close(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch) -> str | None:
+    """Adapters may define `async aclose()` to release clients inside the item's own event loop.
+
+    The item is watched until it goes quiet *before* the adapter closes its clients, so a task the
+    framework left running can still reach the harness and be seen.
+    """
     try:
-        return await _legs(adapter, ctx, recorder)
+        fault = await _legs(adapter, ctx, recorder, watch)
+        await _quiesce(recorder, watch.quiet_s, watch.quiet_max_s)
+        return fault
     finally:
         close = getattr(adapter, "aclose", None)
         if close is not None:
             await close()
 
 
-def run_item(
-    adapter_factory: Callable[[], ResumableRunner],
-    arena: ArenaSpec,
-    item: EvalItem,
-    model: ModelConfig,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-) -> ItemResult:
+def _infrastructure_failure(trace: list[TraceEvent]) -> str | None:
+    """A model request the endpoint (not the framework) failed, or one still unanswered."""
+    for e in trace:
+        if e.type != "model_call" or e.late or not e.response:
+            continue
+        if e.response.get("infrastructure") or e.response.get("injected"):
+            return f"the model endpoint failed: {e.response.get('error') or e.response.get('status')}"
+        if e.response.get("pending"):
+            return "a model request was still unanswered"
+    return None
+
+
+def _declared(adapter: Any, arena: ArenaSpec) -> Capabilities:
+    info = getattr(adapter, "info", None)
+    return arena.capabilities_of(info) if info is not None else Capabilities()
+
+
+def score(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec, declared: Capabilities, *,
+          fault: str | None, infrastructure: str | None, duration_s: float) -> ItemResult:
+    checks = run_checks(item, trace, arena, declared)
+    if infrastructure:
+        status, error = "errored", infrastructure
+    else:
+        status, error = ("passed" if all(c.passed for c in checks) else "failed"), fault
+    return ItemResult(
+        item_id=item.id,
+        status=status,
+        checks=checks,
+        error=error,
+        legs=max((e.leg for e in trace if not e.late), default=0) + 1,
+        duration_s=duration_s,
+        trace=trace,
+    )
+
+
+@dataclass
+class _Item:
+    """An item in flight or done: what rescoring it after a late event needs."""
+
+    item: EvalItem
+    recorder: TraceRecorder
+    declared: Capabilities
+    fault: str | None
+    infrastructure: str | None
+    duration_s: float
+    channel: Any
+
+
+def _run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, server: Any,
+              model: Any, timeout_s: float, watch: Watch,
+              on_late: Callable[[str, TraceEvent], None] | None) -> tuple[ItemResult, _Item]:
     recorder = TraceRecorder()
+    if on_late is not None:
+        recorder.on_late = lambda event: on_late(item.id, event)
     executor = ToolExecutor(arena.tools, arena.functions, recorder)
+    channel = server.open_item(recorder, model)
     outcome: dict[str, Any] = {}
     started = time.monotonic()
 
     def target() -> None:
         with tempfile.TemporaryDirectory(prefix=f"arena-{item.id}-") as workdir:
             ctx = LegContext(
-                item=item, instructions=arena.instructions, model=model, tools=LocalToolBox(executor), workdir=workdir
+                item=item, instructions=arena.instructions, model=channel.model, tools=LocalToolBox(executor),
+                workdir=workdir,
             )
             try:
                 adapter = outcome["adapter"] = adapter_factory()
-                outcome["error"] = asyncio.run(_run_and_close(adapter, ctx, recorder))
-            except BaseException as exc:  # an adapter's crash is that item's error, never the run's
+                outcome["fault"] = asyncio.run(_run_and_close(adapter, ctx, recorder, watch))
+            except BaseException as exc:  # an adapter's crash is that item's failure, never the run's
                 message = _describe(exc)
                 recorder.record("error", text=message)
-                outcome["error"] = message
+                outcome["fault"] = message
                 outcome["traceback"] = traceback.format_exc()
 
     thread = threading.Thread(target=target, name=f"arena-item-{item.id}", daemon=True)
     thread.start()
     thread.join(timeout_s)
-    if thread.is_alive():
-        message = f"timed out after {timeout_s:g}s"
+    fault, infrastructure = outcome.get("fault"), outcome.get("infrastructure")
+    hung = thread.is_alive()
+    if hung:  # the abandoned thread may still write to `outcome`: what it writes from now on is ignored
+        pending = any(e.type == "model_call" and (e.response or {}).get("pending") for e in recorder.events)
+        message = f"timed out after {timeout_s:g}s" + (" waiting for the model endpoint" if pending else "")
         recorder.record("error", text=message)
-        outcome["error"] = message
+        fault, infrastructure = (None, message) if pending else (message, None)
+    recorder.seal()  # from here on, anything for this item is late
     trace = recorder.events
-    if thread.is_alive():
+    if hung:
         terminate = getattr(outcome.get("adapter"), "terminate", None)
         if terminate is not None:  # a worker process can be reclaimed; a thread cannot
             terminate()
-    checks = run_checks(item, trace, arena)
-    error = outcome.get("error")
-    status = "errored" if error else ("passed" if all(c.passed for c in checks) else "failed")
-    return ItemResult(
-        item_id=item.id,
-        status=status,
-        checks=checks,
-        error=error,
-        legs=max((e.leg for e in trace), default=0) + 1,
-        duration_s=round(time.monotonic() - started, 3),
-        trace=trace,
+    done = _Item(
+        item=item, recorder=recorder, declared=_declared(outcome.get("adapter") or adapter_factory, arena),
+        fault=fault, infrastructure=infrastructure or _infrastructure_failure(trace),
+        duration_s=round(time.monotonic() - started, 3), channel=channel,
     )
+    return _rescore(arena, done, trace), done
+
+
+def _rescore(arena: ArenaSpec, done: _Item, trace: list[TraceEvent]) -> ItemResult:
+    return score(done.item, trace, arena, done.declared, fault=done.fault, infrastructure=done.infrastructure,
+                 duration_s=done.duration_s)
+
+
+def run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, *, server: Any,
+             model: Any, timeout_s: float = DEFAULT_TIMEOUT_S, watch: Watch = Watch()) -> ItemResult:
+    """One item on its own (see `run_items`)."""
+    return run_items(adapter_factory, arena, [item], server=server, model=model, timeout_s=timeout_s, watch=watch)[0]
 
 
 def run_items(
     adapter_factory: Callable[[], ResumableRunner],
     arena: ArenaSpec,
     items: list[EvalItem],
-    model: ModelConfig,
+    *,
+    server: Any,
+    model: Any,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     on_result: Callable[[ItemResult], None] | None = None,
+    on_late: Callable[[str, TraceEvent], None] | None = None,
+    watch: Watch = Watch(),
 ) -> list[ItemResult]:
-    """Run items one after another; each item's failure stays that item's."""
-    results = []
-    for item in items:
-        result = run_item(adapter_factory, arena, item, model, timeout_s)
-        results.append(result)
-        if on_result is not None:
-            on_result(result)
+    """Run items one after another; each item's failure stays that item's.
+
+    `server` is the harness's `HarnessServer`; `model` a `ModelTarget` or a scripted profile name.
+    Each item gets its own model endpoint on the server, so every model request is attributed to it.
+    An item that receives late events (after it was sealed, while later items ran) is scored again
+    at the end, and the returned list holds that final result.
+    """
+    results: list[ItemResult] = []
+    done: list[_Item] = []
+    try:
+        for item in items:
+            result, state = _run_item(adapter_factory, arena, item, server, model, timeout_s, watch, on_late)
+            results.append(result)
+            done.append(state)
+            if on_result is not None:
+                on_result(result)
+        for i, state in enumerate(done):
+            if state.recorder.late_events():
+                results[i] = _rescore(arena, state, state.recorder.events)
+    finally:
+        for state in done:
+            server.gateway.forget(state.channel)
     return results

@@ -1,14 +1,18 @@
-"""The harness's loopback server: the scripted model and the tool endpoint, on 127.0.0.1:<ephemeral>.
+"""The harness's loopback server, on 127.0.0.1:<ephemeral>: the model gateway and the tool endpoint.
 
-Started and stopped by the harness for a run. Tool calls arriving here (from adapters running in
-another process) land in the same executor, and so the same trace, as in-process calls.
+Started and stopped by the harness for a run. Model requests arrive at an item's own base URL
+(`/items/<token>/v1`, see `arena.gateway`) and are recorded in that item's trace. Tool calls
+arriving here (from adapters running in another process) land in the same executor, and so the same
+trace, as in-process calls.
 """
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import uvicorn
@@ -17,30 +21,45 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from arena.model import PROFILES
-from arena.model.server import ChatCompletions
+from arena.gateway import Channel, Gateway
+from arena.model.resolve import ModelTarget
 from arena.tools.box import ToolExecutor
+from arena.trace import TraceRecorder
 
 
 class HarnessServer:
     def __init__(self) -> None:
-        self.chat = ChatCompletions()
+        self.gateway = Gateway()
+        self.chat = self.gateway.chat  # the scripted model; `chat.requests` is every body it answered
         self._executors: dict[str, ToolExecutor] = {}
         app = Starlette(
             routes=[
-                Route("/v1/chat/completions", self.chat.handle, methods=["POST"]),
-                Route("/v1/models", self._models, methods=["GET"]),
+                Route("/items/{token}/v1/chat/completions", self.gateway.chat_completions, methods=["POST"]),
+                Route("/items/{token}/v1/models", self.gateway.models, methods=["GET"]),
                 Route("/tools/{token}/{name}", self._tool, methods=["POST"]),
-            ]
+                Route("/{path:path}", self.gateway.unattributed_route, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+            ],
+            lifespan=self._lifespan,
         )
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="arena-server", daemon=True)
         self.port: int | None = None
 
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        yield
+        await self.gateway.aclose()  # the recording proxy's client lives on the server's loop
+
     @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def open_item(self, recorder: TraceRecorder, target: ModelTarget | str) -> Channel:
+        """A model endpoint of the item's own: every request to it is recorded in `recorder`."""
+        if isinstance(target, str):
+            target = ModelTarget(name=target)
+        return self.gateway.open(recorder, target, self.url)
 
     def start(self) -> HarnessServer:
         self._thread.start()
@@ -70,9 +89,6 @@ class HarnessServer:
 
     def unregister(self, endpoint: str) -> None:
         self._executors.pop(endpoint.rstrip("/").rsplit("/", 1)[-1], None)
-
-    async def _models(self, request: Request) -> JSONResponse:
-        return JSONResponse({"object": "list", "data": [{"id": p, "object": "model", "owned_by": "arena"} for p in PROFILES]})
 
     async def _tool(self, request: Request) -> JSONResponse:
         executor = self._executors.get(request.path_params["token"])

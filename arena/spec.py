@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.tools.box import ToolFunction
-from arena.types import AdapterInfo, EvalItem, ToolKind, ToolSpec
+from arena.types import AdapterInfo, Capabilities, EvalItem, ToolKind, ToolSpec
+
+# The subject of a request or call (e.g. the room it is about), so that checks can tell whether the
+# call executed after a pause is the one the human was asked about.
+SubjectOf = Callable[[dict[str, Any]], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +27,7 @@ class ArenaSpec:
     readme: str = field(default="", repr=False)
     profiles: tuple[str, ...] = ("scripted",)  # scripted-model profiles that exercise it; the first is the default
     restart_between_legs: bool = False  # each leg in a new process, resuming from persisted state only
+    subject_of: SubjectOf | None = field(default=None, repr=False)
 
     def tools_of(self, kind: ToolKind) -> list[str]:
         return [t.name for t in self.tools if t.kind is kind]
@@ -39,6 +46,12 @@ class ArenaSpec:
 
     def pause_mechanism_of(self, info: AdapterInfo) -> str:
         return (info.tool_gate_mechanism or "none") if self.gated else info.pause_mechanism
+
+    def capabilities_of(self, info: AdapterInfo) -> Capabilities:
+        """What the adapter declares its pause channel carries in this arena (a claim the checks test)."""
+        if self.gated and info.gate_capabilities is not None:
+            return info.gate_capabilities
+        return info.capabilities
 
     @property
     def ack_regex(self) -> re.Pattern[str]:

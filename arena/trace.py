@@ -1,6 +1,8 @@
-"""The per-item trace recorder: one ordered log that every leg, and every tool call, writes into.
+"""The per-item trace recorder: one ordered log that every leg, tool call and model request writes into.
 
 Because legs append to the same recorder, the merged trace is simply its events in `seq` order.
+After the item is sealed (its last leg ended and it went quiet), anything that still arrives for it
+is a *late* event: kept, flagged, and handed to `on_late` so the run directory records it at once.
 """
 
 from __future__ import annotations
@@ -8,9 +10,12 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from arena.types import TraceEvent
+
+ACTIVITY = ("tool_call", "model_call")  # what a run does, as opposed to how its legs ended
 
 
 class TraceRecorder:
@@ -18,6 +23,9 @@ class TraceRecorder:
         self._lock = threading.Lock()
         self._events: list[TraceEvent] = []
         self.leg = 0
+        self.sealed = False
+        self.on_late: Callable[[TraceEvent], None] | None = None
+        self.last_activity = time.monotonic()
 
     def record(self, type: str, *, leg: int | None = None, pid: int | None = None, **fields: Any) -> TraceEvent:
         with self._lock:
@@ -27,15 +35,29 @@ class TraceRecorder:
                 type=type,  # type: ignore[arg-type]
                 pid=os.getpid() if pid is None else pid,
                 ts=time.time(),
+                late=True if self.sealed else None,
                 **fields,
             )
             self._events.append(event)
-            return event
+            if type in ACTIVITY:
+                self.last_activity = time.monotonic()
+            hook = self.on_late if self.sealed else None
+        if hook is not None:
+            hook(event)
+        return event
+
+    def seal(self) -> None:
+        """From now on every event is late: the item's result has been scored."""
+        with self._lock:
+            self.sealed = True
 
     @property
     def events(self) -> list[TraceEvent]:
         with self._lock:
             return list(self._events)
+
+    def late_events(self) -> list[TraceEvent]:
+        return [e for e in self.events if e.late]
 
     def tool_calls(self, name: str | None = None) -> list[TraceEvent]:
         return [e for e in self.events if e.type == "tool_call" and (name is None or e.tool == name)]

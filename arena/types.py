@@ -92,7 +92,11 @@ class PendingRequest(BaseModel):
 
 
 class LegResult(BaseModel):
-    """How one leg ended. `state` is the adapter's own handle for resuming; the harness never reads it."""
+    """How one leg ended, as the adapter tells it: a claim the harness checks against what it observed.
+
+    `state` is the adapter's own handle for resuming; the harness never reads it. `final_text` is
+    recorded as the adapter's claim; checks read the model's own last answer instead.
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -101,7 +105,6 @@ class LegResult(BaseModel):
     final_text: str | None = None
     error: str | None = None
     state: Any = Field(default=None, exclude=True)
-    pid: int | None = None  # the process that ran the leg, when not the harness's own
 
     @classmethod
     def suspended(cls, pending: PendingRequest, state: Any) -> LegResult:
@@ -116,11 +119,18 @@ class LegResult(BaseModel):
         return cls(status="errored", error=error)
 
 
-EventType = Literal["tool_call", "suspended", "resumed", "final", "error"]
+EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error"]
 
 
 class TraceEvent(BaseModel):
-    """One step of the merged, normalised trace. Tool calls come from the harness's own tool log."""
+    """One step of the merged trace, written by the harness where it observed it.
+
+    `tool_call`: the harness's tool log (where the tool executed). `model_call`: the harness's model
+    endpoint (what the model was sent, as `request`, and answered, as `response`). `suspended` /
+    `final` / `error`: how a leg ended (`pid` is the leg's process as the harness spawned it).
+    `resumed`: the decision the harness injected (`survivors`: processes of the paused leg still
+    alive at the resume). `late`: the event arrived after the item was sealed.
+    """
 
     seq: int
     leg: int
@@ -130,12 +140,26 @@ class TraceEvent(BaseModel):
     result: str | None = None
     decision: Decision | None = None
     text: str | None = None
+    request: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None
+    survivors: list[dict[str, Any]] | None = None
+    late: bool | None = None
     pid: int | None = None
     ts: float = 0.0
 
     def normalised(self) -> dict[str, Any]:
-        """The event without ids, timestamps and pids: what 'same behaviour' compares."""
-        return self.model_dump(exclude={"seq", "ts", "pid"}, exclude_none=True, mode="json")
+        """The event without ids, timestamps, pids and the framework's own request shape.
+
+        What 'same behaviour' compares: for a model call that is what the model answered (its
+        text and tool calls), not how a framework phrased the request.
+        """
+        data = self.model_dump(exclude={"seq", "ts", "pid", "request"}, exclude_none=True, mode="json")
+        if self.type == "model_call" and self.response is not None:
+            data["response"] = {
+                "text": self.response.get("text") or "",
+                "tool_calls": [{"name": c.get("name"), "args": c.get("args")} for c in self.response.get("tool_calls") or []],
+            }
+        return data
 
 
 class Capabilities(BaseModel):
@@ -156,6 +180,8 @@ class AdapterInfo(BaseModel):
     # tool-level approval: how the adapter gates a tool marked `requires_approval`
     tool_gate: PauseKind = "unsupported"
     tool_gate_mechanism: str = ""
+    # what the tool-level gate's channel carries, when it differs from `capabilities`
+    gate_capabilities: Capabilities | None = None
 
 
 @runtime_checkable

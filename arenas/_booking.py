@@ -1,11 +1,26 @@
-"""What the room-booking arenas share: the item file format and the task sentence."""
+"""What the room-booking arenas share: the item file format, the task sentence, and a request's room."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 from arena.types import Decision, EvalItem
+
+ROOM_ID = re.compile(r"\bR\d{3}\b")
+
+# Every room arena checks these on approved / denied items, besides its own.
+APPROVED = ["suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "args_as_requested",
+            "decision_reached_model", "no_replay"]
+DENIED = ["suspended", "no_tool_before_suspend", "tool_not_used", "acknowledged", "decision_reached_model", "no_replay"]
+
+
+def room_of(args: dict[str, Any]) -> str | None:
+    """The room a request or call is about: a `room_id`, or the first room id named in its text."""
+    match = ROOM_ID.search(" ".join(str(v) for v in args.values()))
+    return match.group(0) if match else None
 
 
 def load_items(path: Path, approved_checks: list[str], denied_checks: list[str]) -> list[EvalItem]:

@@ -11,7 +11,6 @@ from adapters import REGISTRY
 from arena.results import ItemResult
 from arena.runner import run_items
 from arena.server import HarnessServer
-from arena.types import ModelConfig
 
 # No test may reach the internet: every framework's telemetry is off before anything imports it.
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
@@ -90,14 +89,20 @@ def run_adapter(server):
                 pytest.skip(f"{entry.framework} is not installed")
             adapter = entry.load()
         chosen = [i for i in spec.items if items is None or i.id in items]
-        model = ModelConfig(name=profile, base_url=server.base_url, api_key="arena-local")
-        return run_items(adapter, spec, chosen, model, timeout_s)
+        return run_items(adapter, spec, chosen, server=server, model=profile, timeout_s=timeout_s)
 
     return run
 
 
-def normalised(result: ItemResult) -> list[dict]:
-    return [e.normalised() for e in result.trace]
+def normalised(result: ItemResult, model: bool = False) -> list[dict]:
+    """The normalised trace; without the model side (how frameworks phrase requests and how the model
+    answers through them) unless `model`, so that behaviour at the pause compares across frameworks."""
+    return [e.normalised() for e in result.trace if model or e.type != "model_call"]
+
+
+def behaviour(result: ItemResult) -> list[tuple]:
+    """(type, tool) of every event but model calls: the shape of a run, for tests that pin it."""
+    return [(e.type, e.tool) for e in result.trace if e.type != "model_call"]
 
 
 @pytest.fixture(scope="session")
@@ -159,11 +164,10 @@ def run_durable_pair(server, adapter: str, timeout_s: float = 120.0) -> list[Ite
 
     items = [i for i in spec.items if i.id in ("durable-01", "durable-02")]
     assert [i.resume_with[0].approved for i in items] == [True, False]
-    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="arena-local")
-    results = run_items(factory, spec, items, model, timeout_s)
+    results = run_items(factory, spec, items, server=server, model="scripted", timeout_s=timeout_s)
     for r, worker in zip(results, workers):
         assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay"}
+        assert {c.name for c in r.checks} >= {"resumed_in_new_process", "state_survived", "no_replay", "completed"}
         first, second = worker.pids
         assert first != second
         assert next(e for e in r.trace if e.type == "suspended").pid == first

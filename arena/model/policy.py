@@ -7,6 +7,11 @@ framework passes them back; it keeps no memory between requests. Profiles:
   framework holds sibling tool calls while paused;
 - `reckless`: never asks; calls `book_room` straight after the search (a tool-level gate must hold it);
 - `reckless-parallel`: the same, with `book_room` emitted in one turn beside a second `search_rooms`.
+
+Where a turn holds two calls, their order depends on the task: on Tuesdays and Thursdays the
+consequential `book_room` comes first, on other days second (`book_first`), so that every arena's
+approved and denied items show both orders (an adapter that looks only at a turn's first call, or a
+framework that handles the two orders differently, is caught).
 """
 
 from __future__ import annotations
@@ -243,7 +248,7 @@ def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn
         summary = f"Book room {room_id} ({room['name']}, seats {room['capacity']}) for {people} people on {day}"
         turn = Turn(tool_calls=[ToolCall("request_approval", {"summary": summary})])
         if profile == "scripted-eager":
-            turn.tool_calls.append(ToolCall("book_room", {"room_id": room_id}))
+            turn.tool_calls = _ordered(ToolCall("book_room", {"room_id": room_id}), turn.tool_calls[0], day)
         return turn
     if approval.result is None:
         return Turn(content="I am waiting for approval before booking the room.")
@@ -269,13 +274,23 @@ def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn
     return Turn(tool_calls=[ToolCall("book_room", {"room_id": room_id})])
 
 
+def book_first(day: str) -> bool:
+    """Whether a two-call turn for a booking on `day` lists the consequential call first."""
+    return day.strip().lower() in ("tuesday", "thursday")
+
+
+def _ordered(consequential: ToolCall, other: ToolCall, day: str) -> list[ToolCall]:
+    """Two calls of one turn, the consequential one first on the days `book_first` names."""
+    return [consequential, other] if book_first(day) else [other, consequential]
+
+
 def _reckless(calls: list[_Call], profile: str, people: int, day: str, room_id: str) -> Turn:
     """Book without asking; whatever stops the booking must be the framework's own gate."""
     book = _last(calls, "book_room")
     if book is None:
         turn = Turn(tool_calls=[ToolCall("book_room", {"room_id": room_id})])
         if profile == "reckless-parallel":
-            turn.tool_calls.append(ToolCall("search_rooms", {"capacity": people, "day": day}))
+            turn.tool_calls = _ordered(turn.tool_calls[0], ToolCall("search_rooms", {"capacity": people, "day": day}), day)
         return turn
     if book.result is None:
         return Turn(content="I am waiting for the booking result.")

@@ -1,7 +1,9 @@
 """The OpenAI Chat Completions wire format for the scripted policy (streaming and not).
 
 Every adapter talks to this through its framework's real OpenAI-compatible client, so the client
-path is the one a user would exercise with a real provider.
+path is the one a user would exercise with a real provider. The harness serves it behind its model
+gateway (`arena.gateway`), which attributes and records each request; `scripted_app()` serves it
+alone, as a stand-in for a real provider in tests of the gateway's recording proxy.
 """
 
 from __future__ import annotations
@@ -12,15 +14,17 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
 
 from arena.model import PROFILES
 from arena.model.policy import ToolCall, Turn, next_turn
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": "invalid_request_error", "code": None}}, status)
+def error_response(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "code": None}}, status)
 
 
 def _profile(model: str) -> str | None:
@@ -47,22 +51,35 @@ def _usage(body: dict[str, Any], turn: Turn) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
+def invalid(body: Any) -> str | None:
+    """Why a parsed request body is not a Chat Completions request, or None."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return "`messages` must be a list"
+    return None
+
+
 class ChatCompletions:
-    """Starlette endpoint; remembers each request it answered so tests can inspect the wire."""
+    """The scripted model; remembers each request it answered so tests can inspect the wire."""
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
 
     async def handle(self, request: Request) -> Response:
+        """Standalone endpoint (no attribution): used by `scripted_app`."""
         try:
             body = await request.json()
         except json.JSONDecodeError:
-            return _error(400, "request body is not JSON")
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            return _error(400, "`messages` must be a list")
+            return error_response(400, "request body is not JSON")
+        if (why := invalid(body)) is not None:
+            return error_response(400, why)
+        return self.respond(body)[0]
+
+    def respond(self, body: dict[str, Any]) -> tuple[Response, dict[str, Any]]:
+        """(the HTTP response, what the model answered: text and tool calls, or the error)."""
         profile = _profile(str(body.get("model", "")))
         if profile is None:
-            return _error(404, f"unknown model {body.get('model')!r}; this server serves {', '.join(PROFILES)}")
+            message = f"unknown model {body.get('model')!r}; this server serves {', '.join(PROFILES)}"
+            return error_response(404, message), {"status": 404, "error": message}
         self.requests.append(body)
         messages = body["messages"]
         turn = _fit_to_request(next_turn(messages, profile), body)
@@ -77,25 +94,37 @@ class ChatCompletions:
             }
             for i, c in enumerate(turn.tool_calls)
         ]
+        answer = {
+            "status": 200,
+            "text": turn.content,
+            "tool_calls": [{"id": tc["id"], "name": c.name, "args": c.args} for tc, c in zip(tool_calls, turn.tool_calls)],
+        }
         finish = "tool_calls" if tool_calls else "stop"
         usage = _usage(body, turn)
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             chunks = _stream_chunks(completion_id, created, body["model"], turn.content, tool_calls, finish, usage, include_usage)
-            return StreamingResponse(chunks, media_type="text/event-stream")
+            return StreamingResponse(chunks, media_type="text/event-stream"), answer
         message: dict[str, Any] = {"role": "assistant", "content": turn.content}
         if tool_calls:
             message["tool_calls"] = [{k: v for k, v in tc.items() if k != "index"} for tc in tool_calls]
-        return JSONResponse(
-            {
-                "id": completion_id,
-                "object": "chat.completion",
-                "created": created,
-                "model": body["model"],
-                "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-                "usage": usage,
-            }
-        )
+        payload = {
+            "id": completion_id,
+            "object": "chat.completion",
+            "created": created,
+            "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": usage,
+        }
+        return JSONResponse(payload), answer
+
+
+def scripted_app() -> Starlette:
+    """The scripted model alone at /v1/chat/completions, as an OpenAI-compatible provider would be."""
+    chat = ChatCompletions()
+    app = Starlette(routes=[Route("/v1/chat/completions", chat.handle, methods=["POST"])])
+    app.state.chat = chat
+    return app
 
 
 async def _stream_chunks(

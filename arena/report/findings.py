@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.report.matrix import (
-    COLUMNS, HITL, Matrix, Row, Run, check_of, declared_profiles, final_text, injected, suspended_events,
+    COLUMNS, HITL, Matrix, Row, Run, check_of, declared_profiles, final_text, injected, model_input_after,
+    suspended_events,
 )
+from arena.observed import decision_in
 from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
 from arena.results import ItemResult
 from arena.types import DecisionKind
@@ -82,14 +84,31 @@ def _writes_before_pause(r: ItemResult, writes: list[str]) -> list:
 
 
 def _carried(results: list[ItemResult], kind: DecisionKind) -> tuple[list[ItemResult], list[ItemResult]]:
-    """Items with an injected decision of this kind that has text: (final answer contains it, lacks it)."""
-    with_text = _of(results, lambda r: any(d.kind is kind and d.text.strip() for d in injected(r)))
+    """Items with an injected decision of this kind that has text: (the model's input after the resume
+    contains it, lacks it)."""
     carried, lost = [], []
-    for r in with_text:
-        texts = [d.text for d in injected(r) if d.kind is kind and d.text.strip()]
-        final = (final_text(r) or "").casefold()
-        (carried if all(t.casefold() in final for t in texts) else lost).append(r)
+    for r in results:
+        pairs = [(d, m) for d, m in model_input_after(r) if d.kind is kind and d.text.strip()]
+        if pairs:
+            ok = all(m is not None and decision_in(m, d)[1] for d, m in pairs)
+            (carried if ok else lost).append(r)
     return carried, lost
+
+
+# Checks whose failures scripted_facts/eager_facts state in their own words; others are listed as they are.
+_DESCRIBED = {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "acknowledged", "tool_not_used"}
+
+
+def _other_failures(results: list[ItemResult], profile: str, run: Run) -> list[Fact]:
+    facts = []
+    names = dict.fromkeys(c.name for r in results for c in r.checks if c.name not in _DESCRIBED)
+    for name in names:
+        failed = [r for r in results if (c := check_of(r, name)) is not None and not c.passed]
+        if failed:
+            total = sum(check_of(r, name) is not None for r in results)
+            facts.append(Fact(f"with {profile}, `{name}` failed in {len(failed)}/{total} items: "
+                              f"{md_quote(_clip(check_of(failed[0], name).reason, 160))}", run, failed[0].item_id))
+    return facts
 
 
 def _declared(row: Row, capability: str) -> str:
@@ -169,11 +188,11 @@ def scripted_facts(row: Row, run: Run) -> list[Fact]:
         acked = _of(denied, lambda r: bool(check_of(r, "acknowledged") and check_of(r, "acknowledged").passed))
         unacked = [r for r in denied if r not in acked and check_of(r, "acknowledged") is not None]
         if unacked:
-            facts.append(Fact(f"with {profile}, the final answer does not acknowledge the denial in "
+            facts.append(Fact(f"with {profile}, the model's last answer does not acknowledge the denial in "
                               f"{len(unacked)}/{len(denied)} denied items: {_ids(unacked)}", run, unacked[0].item_id))
         elif acked:
-            facts.append(Fact(f"with {profile}, the final answer acknowledges the denial in {len(acked)}/{len(denied)} "
-                              "denied items", run, acked[0].item_id))
+            facts.append(Fact(f"with {profile}, the model's last answer acknowledges the denial in "
+                              f"{len(acked)}/{len(denied)} denied items", run, acked[0].item_id))
 
     for kind, what, capability in ((DecisionKind.deny, "deny reason", "deny_reason"),
                                    (DecisionKind.approve, "approve note", "approve_note")):
@@ -181,13 +200,13 @@ def scripted_facts(row: Row, run: Run) -> list[Fact]:
         total = len(carried) + len(lost)
         label = "denied" if kind is DecisionKind.deny else "approved"
         if lost:
-            facts.append(Fact(f"{what} not carried: with {profile}, the final answer lacks the human's text in "
-                              f"{len(lost)}/{total} {label} items that had one{_declared(row, capability)}",
-                              run, lost[0].item_id))
+            facts.append(Fact(f"{what} not carried: with {profile}, the model's input after the resume lacks the "
+                              f"human's text in {len(lost)}/{total} {label} items that had one"
+                              f"{_declared(row, capability)}", run, lost[0].item_id))
         elif carried:
-            facts.append(Fact(f"{what} carried: with {profile}, the final answer contains the human's text in "
-                              f"{len(carried)}/{total} {label} items that had one{_declared(row, capability)}",
-                              run, carried[0].item_id))
+            facts.append(Fact(f"{what} carried: with {profile}, the model's input after the resume contains the "
+                              f"human's text in {len(carried)}/{total} {label} items that had one"
+                              f"{_declared(row, capability)}", run, carried[0].item_id))
 
     approved = _of(results, lambda r: any(d.kind is DecisionKind.approve for d in injected(r)))
     wrong = _of(approved, lambda r: bool(check_of(r, "tool_called_once_after_resume"))
@@ -196,12 +215,32 @@ def scripted_facts(row: Row, run: Run) -> list[Fact]:
         reason = check_of(wrong[0], "tool_called_once_after_resume").reason
         facts.append(Fact(f"with {profile}, the approved action did not execute exactly once after the resume in "
                           f"{len(wrong)}/{len(approved)} approved items: {md_quote(reason)}", run, wrong[0].item_id))
-    return facts
+    return facts + _other_failures(results, profile, run)
+
+
+def _listed_first(r: ItemResult, writes: list[str], approval: list[str]) -> bool | None:
+    """Whether the model's turn that asked for approval listed a consequential call before it (None: no such turn)."""
+    for e in r.trace:
+        if e.type == "model_call" and not e.late:
+            names = [c.get("name") for c in (e.response or {}).get("tool_calls") or []]
+            asked = [i for i, name in enumerate(names) if name in approval]
+            wrote = [i for i, name in enumerate(names) if name in writes]
+            if asked and wrote:
+                return wrote[0] < asked[0]
+    return None
+
+
+def _order_note(items: list[ItemResult], writes: list[str], approval: list[str]) -> str:
+    firsts = [_listed_first(r, writes, approval) for r in items]
+    known = [f for f in firsts if f is not None]
+    if not known:
+        return ""
+    return f"; the model listed it before the approval call in {sum(known)}/{len(known)} of them"
 
 
 def eager_facts(row: Row, run: Run) -> list[Fact]:
     """What a model that emits the approval request and the consequential call in one turn reveals."""
-    _, writes = _tools(run.arena)
+    approval, writes = _tools(run.arena)
     results, n = run.results, len(run.results)
     profile = f"`{run.model}`"
     facts: list[Fact] = []
@@ -211,12 +250,13 @@ def eager_facts(row: Row, run: Run) -> list[Fact]:
         with_pause = [r for r in early if r in paused]
         facts.append(Fact(f"with {profile}, the sibling {_names(writes)} call executed before the pause in "
                           f"{len(early)}/{n} items" + (f" ({len(early) - len(with_pause)} never paused)"
-                                                        if len(with_pause) != len(early) else ""),
+                                                        if len(with_pause) != len(early) else "")
+                          + _order_note(early, writes, approval),
                           run, early[0].item_id))
     held = [r for r in paused if r not in early]
     if held:
         facts.append(Fact(f"with {profile}, the sibling {_names(writes)} call was held until the decision in "
-                          f"{len(held)}/{n} items", run, held[0].item_id))
+                          f"{len(held)}/{n} items" + _order_note(held, writes, approval), run, held[0].item_id))
     denied_held = [r for r in held if any(d.kind is DecisionKind.deny for d in injected(r))]
     leaked = _of(denied_held, lambda r: bool(check_of(r, "tool_not_used")) and not check_of(r, "tool_not_used").passed)
     if leaked:
@@ -233,7 +273,7 @@ def eager_facts(row: Row, run: Run) -> list[Fact]:
     if errored:
         facts.append(Fact(f"with {profile}, {len(errored)}/{n} items errored; first: {md_quote(errored[0].error or '')}",
                           run, errored[0].item_id))
-    return facts
+    return facts + _other_failures(results, profile, run)
 
 
 def generic_facts(row: Row, run: Run) -> list[Fact]:
@@ -359,7 +399,9 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
         f"Model profiles: {', '.join(f'`{p}`' for p in models)}; endpoint: {', '.join(md_text(e) for e in endpoints)}. "
         "The scripted model (`arena/model/policy.py`) is a deterministic policy that decides only from the "
         "conversation it is sent; it echoes a deny reason or an approve note in its final answer when the "
-        "framework passes it back. Its profiles, as its docstring describes them:\n",
+        "framework passes it back. Whether a decision reached the model is not read from that echo but from "
+        "what the harness's model gateway recorded the model being sent after the resume; the final answer "
+        "is the model's own last answer as the gateway served it. Its profiles, as its docstring describes them:\n",
         "\n".join(f"- `{p}`: {described[p]}" for p in models if p in described) + "\n",
         "## 4. Adapter coverage\n",
         coverage_summary(m, doc_dir),

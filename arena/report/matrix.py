@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from arena.observed import DENIAL_RE, answer_text, calls_after_resume, decision_in, last_answer, new_input
 from arena.results import ItemResult
 from arena.rundir import load_results
 from arena.types import Decision, DecisionKind
@@ -139,8 +140,11 @@ def was_denied(result: ItemResult) -> bool:
 
 
 def final_text(result: ItemResult) -> str | None:
-    finals = [e for e in result.trace if e.type == "final"]
-    return (finals[-1].text or "") if finals else None
+    """The model's last answer in words, as the gateway served it (never the adapter's claim)."""
+    if not any(e.type == "final" and not e.late for e in result.trace):
+        return None
+    last = last_answer(result.trace)
+    return (answer_text(last) or "") if last is not None else ""
 
 
 def suspended_events(result: ItemResult) -> list:
@@ -225,24 +229,54 @@ def rule_sibling_held(r: ItemResult) -> tuple[bool, str] | None:
     return True, c.reason
 
 
+def model_input_after(r: ItemResult) -> list[tuple[Decision, list[dict] | None]]:
+    """Each injected decision with the messages the model was sent for the first time after its resume
+    (None: no model request followed the resume). Read from the gateway's `model_call` events."""
+    out = []
+    for e in r.trace:
+        if e.type == "resumed" and e.decision is not None and not e.late:
+            calls = calls_after_resume(r.trace, e)
+            out.append((e.decision, new_input(calls) if calls else None))
+    return out
+
+
+def _snippet(messages: list[dict], needle: str) -> str:
+    for m in messages:
+        text = " ".join(str(m.get("text") or "").split())
+        if needle.casefold() in text.casefold():
+            return text if len(text) <= 80 else text[:79] + "…"
+    return ""
+
+
 def rule_denial_reaches(r: ItemResult) -> tuple[bool, str] | None:
-    if not was_denied(r):
+    """Denied items: the model's input after the resume carries the denial (its reason, or a denial word)."""
+    denials = [(d, m) for d, m in model_input_after(r) if d.kind is DecisionKind.deny]
+    if not denials:
         return None
-    c = check_of(r, "acknowledged")
-    return None if c is None else (c.passed, c.reason)
+    for decision, messages in denials:
+        if messages is None:
+            return False, "no model request followed the denial"
+        if not decision_in(messages, decision)[0]:
+            return False, "the model's input after the resume holds no denial"
+    messages = denials[0][1] or []
+    found = DENIAL_RE.search(" ".join(str(m.get("text") or "") for m in messages))
+    shown = _snippet(messages, denials[0][0].text) if denials[0][0].text.strip() else ""
+    shown = shown or (_snippet(messages, found.group(0)) if found else "")
+    return True, f"the model's input after the resume: {shown!r}"
 
 
 def rule_free_text(r: ItemResult) -> tuple[bool, str] | None:
-    texts = [d.text for d in injected(r) if d.text.strip()]
+    """Items whose decisions have text: every such text is in the model's input after its resume."""
+    texts = [(d, m) for d, m in model_input_after(r) if d.text.strip()]
     if not texts:
         return None
-    final = final_text(r)
-    if final is None:
-        return False, "no final answer"
-    missing = [t for t in texts if t.casefold() not in final.casefold()]
-    if missing:
-        return False, f"final answer lacks {missing[0]!r}"
-    return True, f"final answer contains {texts[0]!r}" + (f" (+{len(texts) - 1})" if len(texts) > 1 else "")
+    for decision, messages in texts:
+        if messages is None:
+            return False, f"no model request followed the resume, so {decision.text!r} never reached the model"
+        if not decision_in(messages, decision)[1]:
+            return False, f"the model's input after the resume lacks {decision.text!r}"
+    first = texts[0][0].text
+    return True, f"the model's input after the resume contains {first!r}" + (f" (+{len(texts) - 1})" if len(texts) > 1 else "")
 
 
 def rule_item_passed(r: ItemResult) -> tuple[bool, str] | None:
@@ -283,10 +317,12 @@ COLUMNS: list[Column] = [
            "items whose `no_tool_before_suspend` passed and, if denied, `tool_not_used` passed",
            rule=rule_sibling_held),
     Column("denial_reaches", "denial reaches model", HITL, ("scripted",),
-           "denied items (a `resumed` event with a deny decision) whose `acknowledged` check passed",
+           "denied items (a `resumed` event with a deny decision) whose model input after the resume (the "
+           "messages new in the `model_call` events of that leg) carries the denial: its reason or a denial word",
            rule=rule_denial_reaches),
     Column("free_text", "free text carried", HITL, ("scripted",),
-           "items whose injected decision has text, and whose last `final` event contains it (case-insensitive)",
+           "items whose injected decisions have text, and whose model input after each resume contains that "
+           "text (case- and whitespace-insensitive)",
            rule=rule_free_text),
     Column("durable", "durable across restart", "durable_state", ("scripted",),
            "items passed", rule=rule_item_passed),

@@ -74,6 +74,7 @@ table.checks td:first-child { width: 24%; } table.checks td:nth-child(2) { width
 table.trace td.detail { font-family: ui-monospace, monospace; white-space: pre-wrap; word-break: break-word; }
 tr.t-suspended td { background: #fff7d6; } tr.t-resumed td { background: #e7f0ff; }
 tr.t-final td { background: #eefbf0; } tr.t-error td { background: #fdecec; }
+tr.t-model_call td { color: #445; background: #f7f7fb; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 3px; font-size: 12px; font-weight: 600; }
 .b-passed { background: var(--pass); } .b-failed { background: var(--fail); } .b-errored { background: #fca5a5; }
 :target { outline: 3px solid #3b82f6; outline-offset: 2px; }
@@ -167,6 +168,19 @@ def _event_detail(e: TraceEvent) -> str:
         parts.append(f"decision {e.decision.kind.value}" + (f": {e.decision.text}" if e.decision.text else ""))
     if e.text is not None:
         parts.append(e.text)
+    if e.request is not None:
+        new = e.request.get("new") or []
+        parts.append(f"sent {e.request.get('messages', '?')} message(s), new: "
+                     + "; ".join(f"{m.get('role')}: {str(m.get('text') or '')[:160]}" for m in new))
+    if e.response is not None:
+        calls = ", ".join(f"{c.get('name')}{json.dumps(c.get('args'), ensure_ascii=False)}"
+                          for c in e.response.get("tool_calls") or [])
+        said = e.response.get("text") or e.response.get("error") or ""
+        parts.append(f"answered (HTTP {e.response.get('status')}) " + " ".join(p for p in (said, calls) if p))
+    if e.survivors:
+        parts.append("survivors " + json.dumps(e.survivors, ensure_ascii=False))
+    if e.late:
+        parts.append("LATE: after the item was sealed")
     return esc("\n".join(parts))
 
 

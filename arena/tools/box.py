@@ -29,6 +29,10 @@ class ToolExecutor:
     def execute(self, name: str, args: dict[str, Any]) -> str:
         if not isinstance(args, dict):
             args = {}
+        if self._recorder.sealed:  # the item is over: record the attempt, never run it
+            result = f"ERROR: item sealed; {name} was not executed"
+            self._recorder.record("tool_call", tool=name, args=args, result=result)
+            return result
         fn = self._functions.get(name)
         if fn is None:
             result = f"ERROR: unknown tool {name!r}"

@@ -1,4 +1,9 @@
-"""The worker process: `python -m arena.worker`, in whichever environment holds the framework."""
+"""The worker process: `python -m arena.worker`, in whichever environment holds the framework.
+
+Its event loop keeps running between requests, so whatever a framework leaves running after a leg
+returns (a task, a callback) goes on during the pause, where the harness watches for it, instead of
+being frozen until the next leg.
+"""
 
 from __future__ import annotations
 
@@ -18,16 +23,13 @@ def _json_or_none(value: Any) -> tuple[Any, bool]:
     return value, True
 
 
-def main() -> None:
-    replies = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)  # anything else printed to stdout goes to stderr
-
+async def serve(replies: Any) -> None:
     from adapters import load_target
     from arena.tools.box import RemoteToolBox
     from arena.types import LegContext
     from arena.worker.protocol import Reply, Request
 
-    loop = asyncio.new_event_loop()
+    loop = asyncio.get_running_loop()
     adapter = None
     states: dict[str, Any] = {}
 
@@ -42,25 +44,28 @@ def main() -> None:
             workdir=wire.workdir,
         )
 
-    for line in sys.stdin:
+    while True:
+        line = await loop.run_in_executor(None, sys.stdin.readline)
+        if not line:
+            break
         if not line.strip():
             continue
         try:
             req = Request.model_validate_json(line)
             if req.op == "close":
                 if adapter is not None and hasattr(adapter, "aclose"):
-                    loop.run_until_complete(adapter.aclose())
+                    await adapter.aclose()
                 replies.write(Reply(ok=True, pid=os.getpid()).model_dump_json() + "\n")
                 break
             if adapter is None:
                 adapter = load_target(req.adapter or "")()
             ctx = context(req)
             if req.op == "start":
-                result = loop.run_until_complete(adapter.start(ctx))
+                result = await adapter.start(ctx)
             else:
                 state = states.pop(req.handle) if req.handle in states else req.state
                 assert req.decision is not None, "resume without a decision"
-                result = loop.run_until_complete(adapter.resume(state, req.decision, ctx))
+                result = await adapter.resume(state, req.decision, ctx)
             handle = None
             state, is_json = _json_or_none(result.state)
             if result.status == "suspended":
@@ -71,7 +76,15 @@ def main() -> None:
             lines = str(exc).strip().splitlines()
             reply = Reply(ok=False, error=f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": "), pid=os.getpid())
         replies.write(reply.model_dump_json() + "\n")
+
+
+def main() -> None:
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # anything else printed to stdout goes to stderr
+    asyncio.run(serve(replies))
     replies.close()
+    sys.stderr.flush()
+    os._exit(0)  # a framework's non-daemon threads must not keep a closed worker alive
 
 
 if __name__ == "__main__":

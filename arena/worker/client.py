@@ -2,8 +2,12 @@
 
 The worker's tool calls come back over the harness's loopback endpoint into the item's own
 executor, so they are logged exactly as in-process calls. A worker that crashes or stops replying
-becomes that item's error; `terminate()` kills its whole process group from any thread, which is
+becomes that item's error; `terminate()` kills its whole process tree from any thread, which is
 how the runner's timeout reclaims a hung worker.
+
+Process identity is the harness's own: `leg_pid` is the pid the harness spawned for the leg (not
+what the worker says about itself), and every worker lives in a process tree (`procs.py`) that the
+harness lists after the worker is closed: whatever of it is still alive at a resume is a survivor.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.types import AdapterInfo, Decision, LegContext, LegResult
+from arena.worker import procs
 from arena.worker.protocol import Reply, Request, WireContext
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +48,6 @@ class WorkerState:
     handle: str | None
     value: Any
     is_json: bool
-    pid: int | None
 
 
 class WorkerAdapter:
@@ -64,12 +68,16 @@ class WorkerAdapter:
         self.extra_env = extra_env or {}
         self.pids: list[int] = []
         self.lifecycle: list[tuple[str, int]] = []  # ("spawned" | "exited", pid), in order
+        self.leg_pid: int | None = None  # the spawned process that ran the latest leg
         self._proc: asyncio.subprocess.Process | None = None
+        self._tree: procs.ProcessTree | None = None
+        self._closed: list[procs.ProcessTree] = []  # trees of workers that were closed between legs
         self._endpoint: str | None = None
         self._stderr: Any = None
 
     async def _spawn(self, workdir: str) -> asyncio.subprocess.Process:
-        env = {**os.environ, **QUIET_ENV, **self.extra_env}
+        tree = procs.new_tree()
+        env = {**os.environ, **QUIET_ENV, **self.extra_env, **tree.env()}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
         # a framework's files (config, keys, caches, lock files) stay inside the item's directory
         for var, sub in (("HOME", "home"), ("TMPDIR", "tmp"), ("XDG_DATA_HOME", "xdg-data")):
@@ -81,6 +89,8 @@ class WorkerAdapter:
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=self._stderr,
             env=env, cwd=workdir, start_new_session=True, limit=1 << 26,
         )
+        tree.adopt(proc.pid)  # before the worker is sent anything, so before any adapter code runs
+        self._tree = tree
         self.pids.append(proc.pid)
         self.lifecycle.append(("spawned", proc.pid))
         return proc
@@ -102,6 +112,7 @@ class WorkerAdapter:
             await proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             pass  # reported below from the exit code
+        self.leg_pid = proc.pid
         line = await proc.stdout.readline()
         if not line:
             code = await proc.wait()
@@ -123,9 +134,8 @@ class WorkerAdapter:
     def _result(self, reply: Reply) -> LegResult:
         result = reply.result
         assert result is not None
-        result.pid = reply.pid
         if result.status == "suspended":
-            result.state = WorkerState(reply.handle, reply.state, reply.state_is_json, reply.pid)
+            result.state = WorkerState(reply.handle, reply.state, reply.state_is_json)
         return result
 
     async def start(self, ctx: LegContext) -> LegResult:
@@ -164,11 +174,21 @@ class WorkerAdapter:
         self._kill_group(proc.pid)
         await proc.wait()
         self.lifecycle.append(("exited", proc.pid))
+        if self._tree is not None:  # kept, not killed: what survives is measured before the resume
+            self._closed.append(self._tree)
+            self._tree = None
+
+    def survivors(self) -> list[procs.ProcInfo]:
+        """Processes of closed workers' trees still alive now: they left the group (and session)."""
+        return [p for tree in self._closed for p in tree.members()]
 
     async def aclose(self) -> None:
         try:
             await self._close_worker()
         finally:
+            for tree in self._closed:
+                tree.release()
+            self._closed.clear()
             if self._endpoint is not None:
                 self.server.unregister(self._endpoint)
             if self._stderr is not None:
@@ -186,3 +206,5 @@ class WorkerAdapter:
         proc = self._proc
         if proc is not None:
             self._kill_group(proc.pid)
+        for tree in [*self._closed, *([self._tree] if self._tree is not None else [])]:
+            tree.release()

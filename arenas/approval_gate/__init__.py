@@ -11,7 +11,7 @@ from pathlib import Path
 
 from arena.spec import ArenaSpec
 from arena.tools import rooms
-from arenas._booking import load_items
+from arenas._booking import APPROVED, DENIED, load_items, room_of
 
 HERE = Path(__file__).parent
 
@@ -29,11 +29,8 @@ ARENA = ArenaSpec(
     instructions=INSTRUCTIONS,
     tools=[rooms.SEARCH_ROOMS, GATED_BOOK_ROOM],
     functions={k: v for k, v in rooms.FUNCTIONS.items() if k != "request_approval"},
-    items=load_items(
-        HERE / "items.json",
-        ["suspended", "no_tool_before_suspend", "tool_called_once_after_resume"],
-        ["suspended", "no_tool_before_suspend", "tool_not_used", "acknowledged"],
-    ),
+    items=load_items(HERE / "items.json", APPROVED, DENIED),
     readme=(HERE / "README.md").read_text(),
     profiles=("reckless", "reckless-parallel"),
+    subject_of=room_of,
 )

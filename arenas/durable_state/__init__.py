@@ -11,12 +11,12 @@ from pathlib import Path
 
 from arena.spec import ArenaSpec
 from arena.tools import rooms
-from arenas._booking import load_items
+from arenas._booking import APPROVED, DENIED, load_items, room_of
 from arenas.human_in_the_loop import INSTRUCTIONS
 
 HERE = Path(__file__).parent
 
-COMMON = ["suspended", "no_tool_before_suspend", "resumed_in_new_process", "state_survived", "no_replay"]
+DURABLE = ["resumed_in_new_process", "state_survived"]
 
 ARENA = ArenaSpec(
     name="durable_state",
@@ -24,7 +24,8 @@ ARENA = ArenaSpec(
     instructions=INSTRUCTIONS,
     tools=rooms.SPECS,
     functions=rooms.FUNCTIONS,
-    items=load_items(HERE / "items.json", [*COMMON, "tool_called_once_after_resume"], [*COMMON, "tool_not_used", "acknowledged"]),
+    items=load_items(HERE / "items.json", [*APPROVED, *DURABLE], [*DENIED, *DURABLE]),
     readme=(HERE / "README.md").read_text(),
     restart_between_legs=True,
+    subject_of=room_of,
 )

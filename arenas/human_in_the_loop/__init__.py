@@ -6,7 +6,7 @@ from pathlib import Path
 
 from arena.spec import ArenaSpec
 from arena.tools import rooms
-from arenas._booking import load_items
+from arenas._booking import APPROVED, DENIED, load_items, room_of
 
 HERE = Path(__file__).parent
 
@@ -17,17 +17,14 @@ INSTRUCTIONS = (
     "book; say that the booking was denied."
 )
 
-APPROVED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_called_once_after_resume"]
-DENIED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_not_used", "acknowledged"]
-
-
 ARENA = ArenaSpec(
     name="human_in_the_loop",
     description="Book a meeting room; pause on request_approval; the harness injects approve/deny and resumes.",
     instructions=INSTRUCTIONS,
     tools=rooms.SPECS,
     functions=rooms.FUNCTIONS,
-    items=load_items(HERE / "items.json", APPROVED_CHECKS, DENIED_CHECKS),
+    items=load_items(HERE / "items.json", APPROVED, DENIED),
     readme=(HERE / "README.md").read_text(),
     profiles=("scripted", "scripted-eager"),
+    subject_of=room_of,
 )

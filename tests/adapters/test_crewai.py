@@ -25,10 +25,11 @@ crewai = pytest.importorskip("crewai")
 import arenas  # noqa: E402
 from adapters import REGISTRY  # noqa: E402
 from adapters.crewai import DB_NAME, CrewAIAdapter  # noqa: E402
+from arena.model.policy import book_first as policy_book_first  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
-from arena.types import LegContext, ModelConfig  # noqa: E402
-from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
+from arena.types import LegContext  # noqa: E402
+from tests.conftest import assert_all_pass, behaviour, normalised, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,24 +101,95 @@ def test_model_receives_decision_as_approval_tool_result(scripted):
         assert seen[pause.args["summary"]] == {APPROVAL: ITEMS[r.item_id].resume_with[0].as_text()}, r.item_id
 
 
-def test_eager_sibling_never_runs_in_the_paused_turn(eager, vanilla_eager):
-    """scripted-eager: CrewAI runs a turn's native tool calls one by one (no parallel batch when a
-    result_as_answer tool is among them) and stops at request_approval, so the sibling book_room is
-    never executed in that turn, neither before the pause nor on resume. The model is told so
-    (NOT EXECUTED) next to the decision; on approval it asks for book_room again and it executes once,
-    after the resume. The harness's trace is therefore identical to vanilla's, which holds the sibling
-    and executes it itself on approval: the same calls, in the same legs."""
+def _approval_turn(r) -> tuple[str, ...]:
+    """The calls of the model turn that asked for approval, in the model's order (as the harness's
+    gateway recorded its answer)."""
+    asked = next(
+        e for e in r.trace if e.type == "model_call" and APPROVAL in [c["name"] for c in e.response["tool_calls"]]
+    )
+    return tuple(c["name"] for c in asked.response["tool_calls"])
+
+
+def _without_books(events: list[dict], leg: int) -> list[dict]:
+    return [e for e in events if not (e["type"] == "tool_call" and e["tool"] == "book_room" and e["leg"] == leg)]
+
+
+# What the harness's checks fail when book_room has already run at the pause (the rest, `completed`
+# included, pass: CrewAI itself ran to the end, nothing errored).
+BOOK_FIRST_FAILS = {
+    True: {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "args_as_requested"},
+    False: {"suspended", "no_tool_before_suspend", "tool_not_used"},
+}
+
+
+def test_eager_sibling_runs_in_the_paused_turn_only_when_listed_first(eager, vanilla_eager):
+    """scripted-eager emits request_approval and book_room in one turn, book_room FIRST on Tuesdays and
+    Thursdays and second otherwise (policy.book_first). CrewAI runs a turn's native tool calls one by
+    one, in the model's order (no parallel batch when a result_as_answer tool is among them), and stops
+    at request_approval. So what happens to the sibling depends on the model's order (a real finding,
+    pinned here for both orders, and through the worker in test_crewai_worker.py):
+
+    - approval first (Mon/Wed/Fri): book_room never runs in the paused turn, neither before the pause
+      nor on resume. The model is told so (NOT EXECUTED) next to the decision; on approval it asks for
+      book_room again and it executes once, after the resume. The trace is identical to vanilla's,
+      which holds the sibling and executes it itself on approval: the same calls, in the same legs.
+    - book_room first (Tue/Thu): book_room has ALREADY EXECUTED in leg 0 when the flow pauses, whatever
+      the human later decides; the model gets its real BOOKED result next to the decision and never
+      asks again (booked once, not twice). The item fails the checks that forbid a consequential call
+      before the approval; on a denial the booking stands while the final text still says it was not
+      made. Apart from that book_room moving to leg 0 (or appearing at all, when denied) the trace is
+      vanilla's."""
     results, requests = eager
     assert len(results) == 12
     seen = _tool_results(requests)
+    orders: set[tuple[bool, bool]] = set()
     for r in results:
-        assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
-        assert normalised(r) == normalised(vanilla_eager[r.item_id]), r.item_id
-        decision = ITEMS[r.item_id].resume_with[0]
+        item = ITEMS[r.item_id]
+        decision = item.resume_with[0]
+        book_first = policy_book_first(item.metadata["day"])
+        orders.add((decision.approved, book_first))
+        assert _approval_turn(r) == (("book_room", APPROVAL) if book_first else (APPROVAL, "book_room")), r.item_id
+        assert r.error is None and r.legs == 2, (r.item_id, r.error)
         pause = next(e for e in r.trace if e.type == "suspended")
-        assert seen[pause.args["summary"]] == {APPROVAL: decision.as_text(), "book_room": NOT_EXECUTED}, r.item_id
+        room = pause.args["summary"].split()[2]
         books = [e for e in r.trace if e.type == "tool_call" and e.tool == "book_room"]
-        assert [e.leg for e in books] == ([1] if decision.approved else []), r.item_id
+        asked = [
+            c for e in r.trace if e.type == "model_call" for c in e.response["tool_calls"] if c["name"] == "book_room"
+        ]
+        if not book_first:
+            assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
+            assert r.checks and all(c.passed for c in r.checks), r.item_id
+            assert normalised(r) == normalised(vanilla_eager[r.item_id]), r.item_id
+            assert seen[pause.args["summary"]] == {APPROVAL: decision.as_text(), "book_room": NOT_EXECUTED}, r.item_id
+            expected_books = [(1, {"room_id": room})] if decision.approved else []
+            assert [(e.leg, e.args) for e in books] == expected_books, r.item_id
+            assert len(asked) == (2 if decision.approved else 1), r.item_id  # asked again after the approval
+            continue
+        assert r.status == "failed", (r.item_id, r.checks)
+        failed = {c.name for c in r.checks if not c.passed}
+        assert failed == BOOK_FIRST_FAILS[decision.approved], (r.item_id, failed)
+        assert {"completed", "final_from_model", "nothing_after_final", "decision_reached_model", "no_replay"} <= {
+            c.name for c in r.checks if c.passed
+        }, r.item_id
+        suspended = next(c for c in r.checks if c.name == "suspended")
+        assert suspended.reason == "book_room executed before the run suspended", r.item_id
+        assert behaviour(r) == [
+            ("tool_call", "search_rooms"), ("tool_call", "book_room"), ("suspended", APPROVAL), ("resumed", None),
+            ("final", None),
+        ], r.item_id
+        assert [(e.leg, e.args) for e in books] == [(0, {"room_id": room})], r.item_id  # once, before the pause
+        assert books[0].result.startswith(f"BOOKED {room} "), r.item_id
+        assert len(asked) == 1, r.item_id  # never asked again: no second booking
+        # The model saw the booking's real result beside the decision.
+        assert seen[pause.args["summary"]] == {APPROVAL: decision.as_text(), "book_room": books[0].result}, r.item_id
+        if decision.approved:
+            assert r.trace[-1].text.startswith(f"Done: BOOKED {room} "), r.item_id
+        else:
+            assert decision.text in r.trace[-1].text and f"not booked room {room}" in r.trace[-1].text, r.item_id
+        expected = _without_books(normalised(vanilla_eager[r.item_id]), leg=1)
+        assert _without_books(normalised(r), leg=0) == expected, r.item_id
+    # both orders of an approved and of a denied item were exercised
+    assert orders == {(True, True), (True, False), (False, True), (False, False)}
 
 
 # --- the pause is CrewAI's own pending feedback, persisted by CrewAI ------------------------------
@@ -126,7 +198,7 @@ def test_eager_sibling_never_runs_in_the_paused_turn(eager, vanilla_eager):
 def _context(item_id: str, profile: str, server, workdir: str) -> tuple[LegContext, TraceRecorder, ToolExecutor]:
     recorder = TraceRecorder()
     executor = ToolExecutor(SPEC.tools, SPEC.functions, recorder)
-    model = ModelConfig(name=profile, base_url=server.base_url, api_key="arena-local")
+    model = server.open_item(recorder, profile).model
     ctx = LegContext(
         item=ITEMS[item_id], instructions=SPEC.instructions, model=model, tools=LocalToolBox(executor), workdir=workdir
     )
@@ -140,6 +212,8 @@ def _pending_row(workdir: str, flow_id: str):
 
 
 def test_suspended_state_is_a_json_handle_to_crewais_pending_feedback(server, tmp_path):
+    # hitl-03 is a Wednesday: the model lists request_approval before book_room, so nothing ran yet
+    assert not policy_book_first(ITEMS["hitl-03"].metadata["day"])
     ctx, recorder, _ = _context("hitl-03", "scripted-eager", server, str(tmp_path))
     first = asyncio.run(CrewAIAdapter().start(ctx))
     assert first.status == "suspended", first
@@ -155,7 +229,10 @@ def test_suspended_state_is_a_json_handle_to_crewais_pending_feedback(server, tm
     last = flow_state["conversation"][-1]
     assert last["role"] == "assistant"
     assert [c["function"]["name"] for c in last["tool_calls"]] == [APPROVAL, "book_room"]
-    assert [(e.type, e.tool) for e in recorder.events] == [("tool_call", "search_rooms")]
+    assert [(e.type, e.tool) for e in recorder.events if e.type != "model_call"] == [("tool_call", "search_rooms")]
+    # ...and the model was asked exactly twice: the search turn, then the approval turn persisted above
+    turns = [[c["name"] for c in e.response["tool_calls"]] for e in recorder.events if e.type == "model_call"]
+    assert turns == [["search_rooms"], [APPROVAL, "book_room"]]
 
 
 _RESUME_IN_NEW_PROCESS = """
@@ -194,7 +271,7 @@ def new_process(server, tmp_path_factory):
         endpoint = server.register(executor)
         endpoints.append(endpoint)
         requests.append({
-            "item": item_id, "profile": profile, "base_url": server.base_url, "endpoint": endpoint,
+            "item": item_id, "profile": profile, "base_url": ctx.model.base_url, "endpoint": endpoint,
             "workdir": workdir, "state": json.loads(json.dumps(first.state)),
             "decision": ITEMS[item_id].resume_with[0].model_dump(mode="json"),
         })
@@ -221,7 +298,10 @@ def new_process(server, tmp_path_factory):
 def test_resume_in_new_process_from_crewai_persistence(new_process, item_id):
     first, result, leg0, leg1, workdir = new_process[item_id]
     decision = ITEMS[item_id].resume_with[0]
-    assert [(e.type, e.tool) for e in leg0] == [("tool_call", "search_rooms")]
+    assert [(e.type, e.tool) for e in leg0 if e.type != "model_call"] == [("tool_call", "search_rooms")]
+    # leg 1's model calls went to this item's own endpoint on the gateway, from the new process
+    assert [e for e in leg1 if e.type == "model_call"], "the resumed flow never called the model"
+    leg1 = [e for e in leg1 if e.type != "model_call"]
     assert result["status"] == "finished", result
     room = first.pending.args["summary"].split()[2]
     if decision.approved:

@@ -34,10 +34,18 @@ def test_crewai_builds_its_environment_once_and_pauses_natively(tmp_path):
     assert (summary["items"], summary["passed"], summary["errors"]) == (2, 2, 0)
     assert envs.is_built("crewai")
 
-    again = arena("run", "human_in_the_loop", "-a", "crewai", "--item", "hitl-01", "--model", "scripted-eager", "--json", "--out", str(tmp_path))
+    # scripted-eager: hitl-07 (a Monday) emits request_approval then book_room, hitl-05 (a Thursday) the reverse
+    again = arena("run", "human_in_the_loop", "-a", "crewai", "--item", "hitl-05", "--item", "hitl-07",
+                  "--model", "scripted-eager", "--json", "--out", str(tmp_path))
     assert again.returncode == 0, again.stderr[-2000:]
     assert "building the crewai environment" not in again.stderr  # reused
-    assert json.loads(again.stdout)["passed"] == 1
+    summary = json.loads(again.stdout)
+    results = {json.loads(l)["item_id"]: json.loads(l) for l in (Path(summary["run_dir"]) / "results.jsonl").read_text().splitlines()}
+    # CrewAI runs a turn's calls in order and stops at the approval tool: a sibling after it is held...
+    assert results["hitl-07"]["status"] == "passed"
+    # ...but one before it has already run when the flow pauses (measured, CrewAI 1.15)
+    suspended = next(c for c in results["hitl-05"]["checks"] if c["name"] == "suspended")
+    assert results["hitl-05"]["status"] == "failed" and suspended["reason"] == "book_room executed before the run suspended"
 
     meta = json.loads((Path(summary["run_dir"]) / "meta.json").read_text())
     assert meta["framework_version"] == summary["framework_version"]

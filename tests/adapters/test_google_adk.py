@@ -27,8 +27,9 @@ from adapters.google_adk import (  # noqa: E402
 from arena.model.policy import next_turn  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
-from arena.types import LegContext, ModelConfig  # noqa: E402
-from tests.conftest import assert_all_pass, normalised, wire_slice  # noqa: E402
+from arena.types import LegContext  # noqa: E402
+from arena.model.policy import book_first as policy_book_first  # noqa: E402
+from tests.conftest import assert_all_pass, behaviour, normalised, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,6 +80,27 @@ def _rejected_final(expected: list[dict], reason: str) -> None:
     final = next(e for e in expected if e["type"] == "final")
     assert f"({reason})" in final["text"]
     final["text"] = final["text"].replace(f"({reason})", f"({REJECTED_TEXT})")
+
+
+def _turn_order(r) -> tuple[str, ...]:
+    """The calls of the first model turn that asked for book_room, in the model's order (as the
+    harness's gateway recorded its answer)."""
+    asked = next(
+        e for e in r.trace if e.type == "model_call" and "book_room" in [c["name"] for c in e.response["tool_calls"]]
+    )
+    return tuple(c["name"] for c in asked.response["tool_calls"])
+
+
+def _assert_both_orders(results, items, sibling: str) -> None:
+    """The scripted model's two-call turn (book_room + `sibling`) puts book_room first on Tuesdays and
+    Thursdays, second otherwise. Pins that order per item, and that the results cover both,
+    so whatever the caller asserts on every item holds whichever call the model put first."""
+    firsts = set()
+    for r in results:
+        book_first = policy_book_first(items[r.item_id].metadata["day"])
+        firsts.add(book_first)
+        assert _turn_order(r) == (("book_room", sibling) if book_first else (sibling, "book_room")), r.item_id
+    assert firsts == {True, False}
 
 
 # --- precondition: the scripted model reads ADK's tool-result envelope ---------------------------------
@@ -184,23 +206,30 @@ def test_lro_eager_sibling_executes_before_the_pause(lro_eager, vanilla_eager):
     does the resumable invocation pause (decide_step_resume: the long-running call is unanswered).
     It is not run again on resume, and the model sees its BOOKED result, also on denied items.
     Exact difference from vanilla (which holds the sibling): the approved item's leg-1 book_room
-    moves to leg 0 before `suspended`; a denied item gains a leg-0 book_room before `suspended`."""
+    moves to leg 0 before `suspended`; a denied item gains a leg-0 book_room before `suspended`.
+    The same whichever call the model put first (both orders are pinned): ADK does not look at the
+    order of a turn's calls before running the ordinary ones."""
     results, requests = lro_eager
     assert len(results) == 12
+    _assert_both_orders(results, ITEMS, APPROVAL)
     seen = _approval_results(requests)
     for r in results:
         assert r.status == "failed", (r.item_id, r.error)  # never errored
         v = vanilla_eager[r.item_id]
         assert v.status == "passed"
         decision = ITEMS[r.item_id].resume_with[0]
-        failed = {c.name for c in r.checks if not c.passed}
-        if decision.approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
-        else:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
+        assert {c.name for c in r.checks if not c.passed} == _EAGER_FAILED[decision.approved], r.item_id
         assert normalised(r) == _eager_expected(r, v), r.item_id
         pause = next(e for e in r.trace if e.type == "suspended")
         assert seen[pause.args["summary"]] == [json.dumps({"result": decision.as_text()})], r.item_id
+
+
+# What fails when the sibling book_room already ran before the pause. Approved items also fail
+# args_as_requested: nothing consequential executed after the approval.
+_EAGER_FAILED = {
+    True: {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "args_as_requested"},
+    False: {"suspended", "no_tool_before_suspend", "tool_not_used"},
+}
 
 
 def _eager_expected(r, v) -> list[dict]:
@@ -244,7 +273,9 @@ def test_pending_status_does_not_pause_adk_calls_the_model_again(run_adapter, se
     results, requests = wire_slice(server, lambda: run_adapter(adapter, items=["hitl-01", "hitl-02"]))
     for r in results:
         assert r.status == "failed" and r.legs == 1, r.item_id
-        assert [e.type for e in r.trace] == ["tool_call", "final"], r.item_id
+        assert behaviour(r) == [("tool_call", "search_rooms"), ("final", None)], r.item_id
+        # search, approval, and the extra call with the pending status, all in the one leg
+        assert [e.leg for e in r.trace if e.type == "model_call"] == [0, 0, 0], r.item_id
         assert "did not receive a clear approval" in r.trace[-1].text
         assert not next(c for c in r.checks if c.name == "suspended").passed
     assert len(requests) == 6  # per item: search, approval, and the extra call with the pending status
@@ -254,20 +285,27 @@ def test_pending_status_does_not_pause_adk_calls_the_model_again(run_adapter, se
 def test_not_resumable_pauses_alone_but_goes_on_after_a_sibling(run_adapter, server):
     """Without resumability a lone long-running call still ends the run (its event is the step's
     final response); with a sibling in the same turn the sibling's response is the step's last event,
-    so ADK calls the model again, filling the unanswered call with an error: no pause."""
+    so ADK calls the model again, filling the unanswered call with an error: no pause. The same
+    whichever call the model put first: hitl-05 (Thursday) gets book_room first, hitl-07 (Monday)
+    request_approval first."""
     (alone,) = run_adapter(_NotResumable, items=["hitl-01"])
     assert alone.status == "passed"
-    (eager,), requests = wire_slice(
-        server, lambda: run_adapter(_NotResumable, profile="scripted-eager", items=["hitl-01"])
+    eager, requests = wire_slice(
+        server, lambda: run_adapter(_NotResumable, profile="scripted-eager", items=["hitl-05", "hitl-07"])
     )
-    assert eager.legs == 1 and [(e.type, e.tool) for e in eager.trace] == [
-        ("tool_call", "search_rooms"),
-        ("tool_call", "book_room"),
-        ("final", None),
-    ]
-    assert "did not receive a clear approval" in eager.trace[-1].text
-    (seen,) = _approval_results(requests).values()
-    assert len(seen) == 1 and "Missing tool result" in seen[0]
+    assert len(eager) == 2
+    _assert_both_orders(eager, ITEMS, APPROVAL)
+    for r in eager:
+        assert r.legs == 1 and behaviour(r) == [
+            ("tool_call", "search_rooms"),
+            ("tool_call", "book_room"),
+            ("final", None),
+        ], r.item_id
+        assert "did not receive a clear approval" in r.trace[-1].text, r.item_id
+    seen = _approval_results(requests)
+    assert len(seen) == 2
+    for results in seen.values():
+        assert len(results) == 1 and "Missing tool result" in results[0]
 
 
 # --- google_adk_confirm: tool confirmation --------------------------------------------------------------
@@ -314,14 +352,11 @@ def test_confirm_eager_sibling_executes_before_the_pause(confirm_eager, vanilla_
     the rejection text in denied items' final answers."""
     results, _ = confirm_eager
     assert len(results) == 12
+    _assert_both_orders(results, ITEMS, APPROVAL)  # the same in both orders, as with the long-running tool
     for r in results:
         assert r.status == "failed", (r.item_id, r.error)
         decision = ITEMS[r.item_id].resume_with[0]
-        failed = {c.name for c in r.checks if not c.passed}
-        if decision.approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
-        else:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
+        assert {c.name for c in r.checks if not c.passed} == _EAGER_FAILED[decision.approved], r.item_id
         expected = _eager_expected(r, vanilla_eager[r.item_id])
         if not decision.approved:
             _rejected_final(expected, decision.text)
@@ -428,8 +463,10 @@ def test_gate_reckless_parallel_sibling_search_runs_before_the_pause(gate_parall
     leg 0 before the suspension, whatever the decision. Vanilla holds the sibling: it runs it after
     book_room on approve and never on deny. So the trace is vanilla's with that search moved
     (approved) or added (denied) just before the suspension (and the rejection text on denied
-    items); all checks still pass (a read tool)."""
+    items); all checks still pass (a read tool). The same whichever call the model put first (book_room
+    comes first on gate-01/05/11, all approved; second on the rest)."""
     _assert_all_gate_checks_pass(gate_parallel)
+    _assert_both_orders(gate_parallel, GATE_ITEMS, "search_rooms")
     for r in gate_parallel:
         item = GATE_ITEMS[r.item_id]
         v = normalised(vanilla_gate_parallel[r.item_id])
@@ -474,11 +511,17 @@ print(json.dumps({"pid": os.getpid(), "results": out}))
 NEW_PROCESS_CASES = [
     ("google_adk", "hitl-02", "scripted"),
     ("google_adk", "hitl-03", "scripted"),
-    ("google_adk", "hitl-01", "scripted-eager"),
+    ("google_adk", "hitl-05", "scripted-eager"),  # Thursday: the model asks for book_room first
+    ("google_adk", "hitl-07", "scripted-eager"),  # Monday: request_approval first
     ("google_adk_confirm", "hitl-04", "scripted"),
     ("google_adk_confirm", "hitl-07", "scripted"),
 ]
 CLASSES = {"google_adk": GoogleADKAdapter, "google_adk_confirm": GoogleADKConfirmAdapter}
+
+
+def _tools(events) -> list[tuple]:
+    """(type, tool) of a slice of a recorder's events but model calls (`behaviour` for a bare list)."""
+    return [(e.type, e.tool) for e in events if e.type != "model_call"]
 
 
 async def _stored_events(state):
@@ -505,7 +548,7 @@ def new_process(server, tmp_path_factory):
         recorder = TraceRecorder()
         executor = ToolExecutor(SPEC.tools, SPEC.functions, recorder)
         workdir = str(tmp_path_factory.mktemp(f"{name}-{item_id}"))
-        model = ModelConfig(name=profile, base_url=server.base_url, api_key="arena-local")
+        model = server.open_item(recorder, profile).model
         ctx = LegContext(
             item=item, instructions=SPEC.instructions, model=model, tools=LocalToolBox(executor), workdir=workdir
         )
@@ -521,7 +564,7 @@ def new_process(server, tmp_path_factory):
                 "adapter": name,
                 "item": item_id,
                 "profile": profile,
-                "base_url": server.base_url,
+                "base_url": model.base_url,
                 "endpoint": endpoint,
                 "workdir": workdir,
                 "state": state,
@@ -563,7 +606,9 @@ def test_resume_in_new_process_from_sqlite_session(new_process, key):
     first, stored, result, leg0, leg1 = new_process[key]
     name, item_id = key
     assert first.pending.tool == APPROVAL and first.pending.call_id
-    assert [(e.type, e.tool) for e in leg0] == [("tool_call", "search_rooms")]
+    assert _tools(leg0) == [("tool_call", "search_rooms")]
+    # The paused leg's last request to the model is the one whose answer asked for the approval.
+    assert leg0[-1].type == "model_call" and [c["name"] for c in leg0[-1].response["tool_calls"]] == [APPROVAL]
     # The stored session ends on the pause call, flagged long-running and unanswered.
     last = stored[-1]
     (call,) = last.get_function_calls()
@@ -583,24 +628,34 @@ def test_resume_in_new_process_from_sqlite_session(new_process, key):
         assert first.pending.call_id in stored[-2].actions.requested_tool_confirmations
     assert result["status"] == "finished"
     decision = ITEMS[item_id].resume_with[0]
+    # The new process's model requests reach the item's endpoint (recorded here): one that reads the
+    # decision and, when approved, one more that reads the booking.
+    assert sum(e.type == "model_call" for e in leg1) == (2 if decision.approved else 1)
     if decision.approved:
-        assert [(e.tool, e.result.split(" ")[0]) for e in leg1] == [("book_room", "BOOKED")]
+        assert _tools(leg1) == [("tool_call", "book_room")]
+        assert [e.result.split(" ")[0] for e in leg1 if e.type == "tool_call"] == ["BOOKED"]
         assert result["final_text"].startswith("Done: BOOKED")
     else:
-        assert leg1 == []
+        assert _tools(leg1) == []
         assert "denied" in result["final_text"]
         assert (decision.text in result["final_text"]) is (name == "google_adk")
 
 
-def test_eager_session_holds_the_executed_sibling(new_process):
+@pytest.mark.parametrize("item_id", ["hitl-05", "hitl-07"])
+def test_eager_session_holds_the_executed_sibling(new_process, item_id):
     """The mechanism behind the eager trace: at the pause the stored session already holds
-    book_room's FunctionResponse; the new process resumes without running it again."""
-    _, stored, result, leg0, leg1 = new_process[("google_adk", "hitl-01")]
-    assert [(e.type, e.tool) for e in leg0] == [("tool_call", "search_rooms"), ("tool_call", "book_room")]
+    book_room's FunctionResponse; the new process resumes without running it again. The same
+    whichever call the model put first (hitl-05: book_room first; hitl-07: request_approval first)."""
+    _, stored, result, leg0, leg1 = new_process[("google_adk", item_id)]
+    book_first = policy_book_first(ITEMS[item_id].metadata["day"])
+    asked = [e for e in leg0 if e.type == "model_call"][-1]
+    order = ["book_room", APPROVAL] if book_first else [APPROVAL, "book_room"]
+    assert [c["name"] for c in asked.response["tool_calls"]] == order
+    assert _tools(leg0) == [("tool_call", "search_rooms"), ("tool_call", "book_room")]
     responses = [fr for e in stored for fr in e.get_function_responses()]
     assert [fr.name for fr in responses] == ["search_rooms", "book_room"]
     assert responses[-1].response["result"].startswith("BOOKED")
-    assert leg1 == []
+    assert _tools(leg1) == []
     assert result["status"] == "finished" and result["final_text"].startswith("Done: BOOKED")
 
 
@@ -633,15 +688,13 @@ import arenas
 from adapters import REGISTRY
 from arena.runner import run_items
 from arena.server import HarnessServer
-from arena.types import ModelConfig
 
 spec = arenas.load("human_in_the_loop")
 items = [spec.item("hitl-01"), spec.item("hitl-02")]
 out = {}
 with HarnessServer() as srv:
-    model = ModelConfig(name="scripted", base_url=srv.base_url, api_key="arena-local")
     for name in ("google_adk", "google_adk_confirm"):
-        out[name] = [r.status for r in run_items(REGISTRY[name].load(), spec, items, model, timeout_s=120)]
+        out[name] = [r.status for r in run_items(REGISTRY[name].load(), spec, items, server=srv, model="scripted", timeout_s=120)]
 env = {k: os.environ.get(k) for k in ("LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_OFFLINE_MODE", "OTEL_SDK_DISABLED")}
 import litellm
 print(json.dumps({"results": out, "attempts": attempts, "env": env, "litellm_callbacks": len(litellm.callbacks)}))

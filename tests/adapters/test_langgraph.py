@@ -20,9 +20,11 @@ pytest.importorskip("langgraph.checkpoint.sqlite")
 
 import arenas  # noqa: E402
 from adapters.langgraph import LangGraphAdapter  # noqa: E402
+from arena.observed import requesting_call  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
-from arena.types import LegContext, ModelConfig  # noqa: E402
+from arena.types import LegContext  # noqa: E402
+from arena.model.policy import book_first as policy_book_first  # noqa: E402
 from tests.conftest import assert_all_pass, normalised, run_durable_pair, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
@@ -31,6 +33,13 @@ SPEC = arenas.load("human_in_the_loop")
 ITEMS = {i.id: i for i in SPEC.items}
 GATE = arenas.load("approval_gate")
 GATE_ITEMS = {i.id: i for i in GATE.items}
+
+# What every room-arena item is checked for, in order: its own checks, then the universal ones.
+UNIVERSAL_CHECKS = ["completed", "final_from_model", "nothing_after_final"]
+APPROVED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "args_as_requested",
+                   "decision_reached_model", "no_replay", *UNIVERSAL_CHECKS]
+DENIED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_not_used", "acknowledged", "decision_reached_model",
+                 "no_replay", *UNIVERSAL_CHECKS]
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +50,19 @@ def scripted(run_adapter, server):
 @pytest.fixture(scope="module")
 def eager(run_adapter, server):
     return wire_slice(server, lambda: run_adapter("langgraph", profile="scripted-eager"))
+
+
+def _turn_at_pause(r) -> list[str]:
+    """The tool names, in order, of the model answer that asked for the call the run paused on."""
+    pause = next(e for e in r.trace if e.type == "suspended")
+    asked = requesting_call(r.trace, pause)
+    assert asked is not None, r.item_id
+    return [c["name"] for c in asked.response["tool_calls"]]
+
+
+def _tools(events) -> list[tuple]:
+    """(type, tool) of a leg's recorded events but the model calls."""
+    return [(e.type, e.tool) for e in events if e.type != "model_call"]
 
 
 def _approval_results(requests) -> dict[str, tuple[str, str]]:
@@ -100,19 +122,28 @@ def test_eager_sibling_executes_before_the_pause_and_is_not_rerun(eager, vanilla
     model sees its earlier BOOKED result — also on denied items, where the final answer then says
     it did not book although it did. Exact difference from vanilla (which holds the sibling): the
     approved item's leg-1 book_room moves to leg 0 before `suspended`; a denied item gains a leg-0
-    book_room before `suspended`. Everything else is identical.
+    book_room before `suspended`. Everything else is identical. On approved items nothing
+    consequential runs after the approval, so args_as_requested fails too; no_replay passes
+    (book_room runs once). The same holds whichever of the two calls the turn lists first (Tuesdays
+    and Thursdays: book_room first), so the order of the turn plays no part here.
     """
     results, requests = eager
     assert len(results) == 12
     answered = _approval_results(requests)
+    orders = set()
     for r in results:
         assert r.status == "failed", (r.item_id, r.error)  # never errored
         v = vanilla_eager[r.item_id]
         assert v.status == "passed"
+        turn = _turn_at_pause(r)
+        assert sorted(turn) == ["book_room", APPROVAL], r.item_id
+        orders.add(tuple(turn))
         failed = {c.name for c in r.checks if not c.passed}
         decision = ITEMS[r.item_id].resume_with[0]
         if decision.approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+            assert failed == {
+                "suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "args_as_requested",
+            }, r.item_id
         else:
             assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
 
@@ -132,6 +163,7 @@ def test_eager_sibling_executes_before_the_pause_and_is_not_rerun(eager, vanilla
         # The decision still reaches the model as request_approval's result.
         pause = next(e for e in r.trace if e.type == "suspended")
         assert answered[pause.args["summary"]][1] == decision.as_text(), r.item_id
+    assert orders == {("book_room", APPROVAL), (APPROVAL, "book_room")}  # both orders were exercised
 
 
 # --- resume from the persisted checkpoint, in a new process ------------------------------------------
@@ -161,7 +193,10 @@ out = [asyncio.run(resume(req)).model_dump(mode="json") for req in json.loads(sy
 print(json.dumps({"pid": os.getpid(), "results": out}))
 """
 
-NEW_PROCESS_CASES = [("hitl-02", "scripted"), ("hitl-03", "scripted"), ("hitl-01", "scripted-eager")]
+# The eager cases: hitl-05 (Thursday) gets book_room first in the turn, hitl-07 (Monday) second.
+NEW_PROCESS_CASES = [
+    ("hitl-02", "scripted"), ("hitl-03", "scripted"), ("hitl-05", "scripted-eager"), ("hitl-07", "scripted-eager"),
+]
 
 
 async def _pending_writes(state):
@@ -178,7 +213,7 @@ def new_process(server, tmp_path_factory):
     """Leg 0 of each case in this process; leg 1 in ONE fresh Python process given only JSON state.
 
     Returns {item_id: (first LegResult, checkpoint pending writes, resumed result, leg-0 events,
-    leg-1 events)}.
+    leg-1 events)}; the events are all the item's recorder saw, model calls included.
     """
     cases = {}
     requests = []
@@ -188,7 +223,7 @@ def new_process(server, tmp_path_factory):
         recorder = TraceRecorder()
         executor = ToolExecutor(SPEC.tools, SPEC.functions, recorder)
         workdir = str(tmp_path_factory.mktemp(f"lg-{item_id}"))
-        model = ModelConfig(name=profile, base_url=server.base_url, api_key="arena-local")
+        model = server.open_item(recorder, profile).model
         ctx = LegContext(
             item=item, instructions=SPEC.instructions, model=model, tools=LocalToolBox(executor), workdir=workdir
         )
@@ -208,7 +243,7 @@ def new_process(server, tmp_path_factory):
         endpoint = server.register(executor)
         endpoints.append(endpoint)
         requests.append({
-            "item": item_id, "profile": profile, "base_url": server.base_url, "endpoint": endpoint,
+            "item": item_id, "profile": profile, "base_url": model.base_url, "endpoint": endpoint,
             "workdir": workdir, "state": state, "decision": item.resume_with[0].model_dump(mode="json"),
         })
         cases[item_id] = (first, asyncio.run(_pending_writes(state)), recorder, len(recorder.events))
@@ -236,27 +271,39 @@ def test_resume_in_new_process_from_sqlite_checkpoint(new_process, item_id):
     assert first.pending.tool == APPROVAL and first.pending.call_id
     # The checkpoint holds the interrupt, and nothing else from the approval turn.
     assert [w[1] for w in pending_writes] == ["__interrupt__"]
-    assert [(e.type, e.tool) for e in leg0] == [("tool_call", "search_rooms")]
+    assert _tools(leg0) == [("tool_call", "search_rooms")]
     assert result["status"] == "finished"
     decision = ITEMS[item_id].resume_with[0]
+    # The new process talked to the model on the item's own route: the decision was its first new input.
+    resumed_calls = [e for e in leg1 if e.type == "model_call"]
+    assert resumed_calls and resumed_calls[0].request["new"][-1]["text"] == decision.as_text()
+    executed = [e for e in leg1 if e.type == "tool_call"]
     if decision.approved:
-        assert [(e.tool, e.result.split(" ")[0]) for e in leg1] == [("book_room", "BOOKED")]
+        assert [(e.tool, e.result.split(" ")[0]) for e in executed] == [("book_room", "BOOKED")]
         assert result["final_text"].startswith("Done: BOOKED")
     else:
-        assert leg1 == []
+        assert executed == []
         assert "denied" in result["final_text"] and decision.text in result["final_text"]
 
 
-def test_eager_checkpoint_keeps_executed_sibling_as_pending_write(new_process):
+@pytest.mark.parametrize("item_id, turn", [
+    ("hitl-05", ["book_room", APPROVAL]),
+    ("hitl-07", [APPROVAL, "book_room"]),
+])
+def test_eager_checkpoint_keeps_executed_sibling_as_pending_write(new_process, item_id, turn):
     """The mechanism behind the eager trace: after the interrupt the checkpoint already holds
     book_room's ToolMessage as a pending write; the new process resumes from it without re-running
-    book_room, so the tool log shows it exactly once, before the pause."""
-    first, pending_writes, result, leg0, leg1 = new_process["hitl-01"]
-    assert [(e.type, e.tool) for e in leg0] == [("tool_call", "search_rooms"), ("tool_call", "book_room")]
+    book_room, so the tool log shows it exactly once, before the pause. The same whichever of the
+    two calls the model's turn lists first."""
+    first, pending_writes, result, leg0, leg1 = new_process[item_id]
+    asked = [e for e in leg0 if e.type == "model_call"][-1]
+    assert [c["name"] for c in asked.response["tool_calls"]] == turn
+    assert _tools(leg0) == [("tool_call", "search_rooms"), ("tool_call", "book_room")]
     messages = [m for _, channel, value in pending_writes if channel == "messages" for m in value]
     assert [(m.name, m.content.split(" ")[0]) for m in messages] == [("book_room", "BOOKED")]
     assert "__interrupt__" in [w[1] for w in pending_writes]
-    assert leg1 == []  # nothing executed on resume
+    assert _tools(leg1) == []  # nothing executed on resume
+    assert [e for e in leg1 if e.type == "model_call"]  # only the model was asked again
     assert result["status"] == "finished" and result["final_text"].startswith("Done: BOOKED")
 
 
@@ -334,9 +381,7 @@ def _assert_gate_passes(results):
     for r in results:
         assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
         decision = GATE_ITEMS[r.item_id].resume_with[0]
-        expected = ["suspended", "no_tool_before_suspend"] + (
-            ["tool_called_once_after_resume"] if decision.approved else ["tool_not_used", "acknowledged"]
-        )
+        expected = APPROVED_CHECKS if decision.approved else DENIED_CHECKS
         assert [(c.name, c.passed) for c in r.checks] == [(n, True) for n in expected], r.item_id
         assert r.legs == 2, r.item_id
         pause = next(e for e in r.trace if e.type == "suspended")
@@ -375,22 +420,43 @@ def test_gate_reckless_all_pass_and_equal_vanilla(gate, run_adapter):
 def test_gate_parallel_holds_the_sibling_but_runs_it_after_a_rejection(gate_parallel, run_adapter):
     """reckless-parallel: book_room and a second search_rooms in one turn. The middleware's batched
     interrupt sits in `after_model`, before the `tools` node, so NEITHER call runs before the pause
-    (as in vanilla). On approve both run after the resume, book_room first: traces equal vanilla's.
-    On reject the middleware only replaces book_room with its rejection message; the un-gated
-    sibling search_rooms is auto-approved and executes in leg 1, where vanilla never runs held
-    calls of a denied turn. Exact difference on the 6 denied items: one leg-1 search_rooms (same
-    args as the leg-0 one) between `resumed` and `final`. All checks still pass.
+    (as in vanilla). On approve both run after the resume, in the order the model's turn lists them
+    (the `tools` node gets one task per call, in turn order); vanilla instead runs the approved call
+    first and then the held sibling. So the order matters (a real finding): with book_room first in
+    the turn (Tuesdays and Thursdays) traces equal vanilla's; with book_room second, leg 1 runs
+    search_rooms before book_room, the reverse of vanilla's leg 1. On reject the middleware only
+    replaces book_room with its rejection message; the un-gated sibling search_rooms is
+    auto-approved and executes in leg 1, where vanilla never runs held calls of a denied turn.
+    Exact difference on the 6 denied items: one leg-1 search_rooms (same args as the leg-0 one)
+    between `resumed` and `final`. All checks still pass (no_replay allows the held sibling).
     """
     results, requests = gate_parallel
     _assert_gate_passes(results)
     vanilla = _vanilla_gate(run_adapter, "reckless-parallel")
+    orders = set()
     for r in results:
+        item = GATE_ITEMS[r.item_id]
+        turn = _turn_at_pause(r)
+        book_first = ["book_room", "search_rooms"]
+        assert turn == (book_first if policy_book_first(item.metadata["day"]) else book_first[::-1]), r.item_id
+        orders.add(tuple(turn))
         got, expected = normalised(r), normalised(vanilla[r.item_id])
-        if not GATE_ITEMS[r.item_id].resume_with[0].approved:
+        after = [(e["tool"], e["leg"]) for e in got if e["type"] == "tool_call" and e["leg"] == 1]
+        if item.resume_with[0].approved:
+            assert after == [(name, 1) for name in turn], r.item_id  # the model's order, both orders
+            leg1 = [k for k, e in enumerate(expected) if e["type"] == "tool_call" and e["leg"] == 1]
+            # vanilla: the approved call first, then the held sibling, whatever the turn's order
+            assert [expected[k]["tool"] for k in leg1] == book_first, r.item_id
+            in_turn_order = sorted((expected[k] for k in leg1), key=lambda e: turn.index(e["tool"]))
+            for k, e in zip(leg1, in_turn_order):
+                expected[k] = e
+        else:
+            assert after == [("search_rooms", 1)], r.item_id
             search = next(e for e in expected if e.get("tool") == "search_rooms")
             final = next(k for k, e in enumerate(expected) if e["type"] == "final")
             expected.insert(final, {**search, "leg": 1})
         assert got == expected, r.item_id
+    assert orders == {("book_room", "search_rooms"), ("search_rooms", "book_room")}
     _assert_model_saw_middleware_decision(results, requests)
 
 
@@ -401,7 +467,7 @@ def test_gate_pause_is_the_middleware_interrupt_in_the_checkpoint(server, tmp_pa
     item = GATE_ITEMS["gate-02"]
     recorder = TraceRecorder()
     executor = ToolExecutor(GATE.tools, GATE.functions, recorder)
-    model = ModelConfig(name="reckless", base_url=server.base_url, api_key="arena-local")
+    model = server.open_item(recorder, "reckless").model
     ctx = LegContext(
         item=item, instructions=GATE.instructions, model=model, tools=LocalToolBox(executor), workdir=str(tmp_path)
     )

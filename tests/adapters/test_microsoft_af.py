@@ -13,6 +13,7 @@ pytest.importorskip("agent_framework_openai")
 import arenas  # noqa: E402
 from adapters.microsoft_af import REJECTED_RESULT, MicrosoftAFAdapter  # noqa: E402
 from arena.model.policy import text_of  # noqa: E402
+from arena.model.policy import book_first as policy_book_first  # noqa: E402
 from tests.conftest import assert_all_pass, normalised, run_durable_pair, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
@@ -83,6 +84,12 @@ def test_rejection_text_is_the_installed_frameworks():
 def test_scripted_all_items_pass(scripted):
     results, _ = scripted
     assert_all_pass(results)
+    # decision_reached_model passes on denied items only because the adapter declares deny_reason=False:
+    # the denial itself reaches the model (as the fixed rejection text), the reason does not.
+    for r in results:
+        check = next(c for c in r.checks if c.name == "decision_reached_model")
+        dropped = "deny reason not carried, as declared (deny_reason=false)"
+        assert (dropped in check.reason) == (not ITEMS[r.item_id].resume_with[0].approved), (r.item_id, check.reason)
 
 
 def test_scripted_traces_vs_vanilla(scripted, vanilla):
@@ -126,12 +133,14 @@ def test_eager_sibling_held_then_run_whatever_the_decision(eager, vanilla_eager)
     resumes, even when the approval was REJECTED. So: nothing runs before the suspension; approved
     items equal vanilla; denied items execute book_room in leg 1 (tool_not_used fails on every denied
     item) and the final text carries the fixed rejection text as in the scripted profile.
+    The model's call order varies by item (book_room first on Tuesdays and Thursdays): both hold in
+    both orders, for approved and for denied items.
     """
     results, requests = eager
     assert len(results) == 12
     seen = _tool_results_by_item(requests)
     for r in results:
-        assert r.status != "errored", (r.item_id, r.error)
+        assert r.status != "errored" and r.error is None, (r.item_id, r.error)
         item = ITEMS[r.item_id]
         decision = item.resume_with[0]
         v = vanilla_eager[r.item_id]
@@ -278,24 +287,51 @@ def test_gate_reckless_parallel_all_items_pass(gate_parallel):
     _assert_all_gate_checks_pass(gate_parallel[0])
 
 
+def _requested_at_pause(result) -> list[str]:
+    """The tools of the model answer the run paused on, in the model's order (from the gateway's record)."""
+    pause = next(e for e in result.trace if e.type == "suspended")
+    asked = [e for e in result.trace if e.type == "model_call" and e.seq < pause.seq][-1]
+    return [c["name"] for c in asked.response["tool_calls"]]
+
+
 def test_gate_reckless_parallel_sibling_held_then_run_whatever_the_decision(gate_parallel, vanilla_gate_parallel):
-    """reckless-parallel emits book_room + a second search_rooms in one turn. The framework holds the
-    sibling during the pause and runs it when the approval batch resumes, even when book_room was
-    REJECTED (as with scripted-eager's sibling in human_in_the_loop). Approved: identical to vanilla
-    (which also runs the held sibling after book_room). Denied: vanilla never runs the sibling; here
-    it runs in leg 1 right after `resumed`, and the final text quotes the fixed rejection text. All
-    checks still pass: the sibling is a read tool."""
+    """reckless-parallel emits book_room + a second search_rooms in one turn, book_room first on Tuesdays
+    and Thursdays and second otherwise. The framework holds the sibling during the pause and runs it
+    when the approval batch resumes, even when book_room was REJECTED (as with scripted-eager's sibling
+    in human_in_the_loop). All checks still pass: the sibling is a read tool.
+
+    Approved: the framework runs the resumed batch in the MODEL'S order, vanilla always runs the approved
+    call first and the held sibling after it. So with book_room first the trace is identical to vanilla;
+    with search_rooms first the two leg-1 calls come in the other order (search_rooms, then book_room).
+    That order dependence is a real finding, pinned here for both orders.
+    Denied: vanilla never runs the sibling; here it runs in leg 1 right after `resumed`, and the final
+    text quotes the fixed rejection text, whichever call the model listed first."""
+    orders: set[tuple[bool, bool]] = set()
     for r in gate_parallel[0]:
+        item = GATE_ITEMS[r.item_id]
+        approved = item.resume_with[0].approved
+        book_first = policy_book_first(item.metadata["day"])
+        assert _requested_at_pause(r) == (["book_room", "search_rooms"] if book_first else ["search_rooms", "book_room"])
+        orders.add((approved, book_first))
         v = vanilla_gate_parallel[r.item_id]
         assert v.status == "passed"
         expected = normalised(v)
-        if not GATE_ITEMS[r.item_id].resume_with[0].approved:
+        first_search = expected[0]
+        assert first_search["type"] == "tool_call" and first_search["tool"] == "search_rooms"
+        if approved:
+            leg1 = [i for i, e in enumerate(expected) if e["type"] == "tool_call" and e["leg"] == 1]
+            # vanilla: the approved call, then the held sibling, whatever the model's order
+            assert [expected[i]["tool"] for i in leg1] == ["book_room", "search_rooms"], r.item_id
+            if not book_first:  # the framework keeps the model's order: the sibling runs first
+                a, b = leg1
+                expected[a], expected[b] = expected[b], expected[a]
+        else:
             expected = _expected_gate_deny_trace(expected, r.item_id)
-            first_search = expected[0]
-            assert first_search["type"] == "tool_call" and first_search["tool"] == "search_rooms"
             assert [e["type"] for e in expected[-2:]] == ["resumed", "final"]
             expected.insert(len(expected) - 1, {**first_search, "leg": 1})
         assert normalised(r) == expected, r.item_id
+    # both orders of an approved and of a denied batch were exercised
+    assert orders == {(True, True), (True, False), (False, True), (False, False)}
 
 
 # --- durable_state: each leg in a fresh worker process --------------------------------------------

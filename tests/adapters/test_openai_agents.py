@@ -11,10 +11,27 @@ pytest.importorskip("agents")
 
 import arenas  # noqa: E402
 from adapters.openai_agents import OpenAIAgentsAdapter  # noqa: E402
+from arena.observed import requesting_call  # noqa: E402
+from arena.model.policy import book_first as policy_book_first  # noqa: E402
 from tests.conftest import assert_all_pass, normalised, run_durable_pair, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"
 GATE_ITEMS = {i.id: i for i in arenas.load("approval_gate").items}
+
+# What every room-arena item is checked for, in order: its own checks, then the universal ones.
+UNIVERSAL_CHECKS = ["completed", "final_from_model", "nothing_after_final"]
+APPROVED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "args_as_requested",
+                   "decision_reached_model", "no_replay", *UNIVERSAL_CHECKS]
+DENIED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_not_used", "acknowledged", "decision_reached_model",
+                 "no_replay", *UNIVERSAL_CHECKS]
+
+
+def _turn_at_pause(r) -> list[str]:
+    """The tool names, in order, of the model answer that asked for the call the run paused on."""
+    pause = next(e for e in r.trace if e.type == "suspended")
+    asked = requesting_call(r.trace, pause)
+    assert asked is not None, r.item_id
+    return [c["name"] for c in asked.response["tool_calls"]]
 
 
 @pytest.fixture(scope="module")
@@ -79,17 +96,26 @@ def test_eager_sibling_executes_before_the_pause(eager, vanilla_eager):
     the result is kept: on approve the SDK does not run book_room again (the model sees its earlier
     BOOKED result and finishes); on deny it has already run. Exact difference from vanilla (which
     holds the sibling): the approved item's leg-1 book_room moves to leg 0 before `suspended`; a
-    denied item gains a leg-0 book_room before `suspended`. Everything else is identical.
+    denied item gains a leg-0 book_room before `suspended`. Everything else is identical. On
+    approved items nothing consequential runs after the approval, so args_as_requested fails too;
+    no_replay passes (book_room runs once). The same holds whichever of the two calls the turn lists
+    first (Tuesdays and Thursdays: book_room first), so the order of the turn plays no part here.
     """
     assert len(eager) == 12
+    orders = set()
     for r in eager:
         assert r.status == "failed", (r.item_id, r.error)  # never errored
         v = vanilla_eager[r.item_id]
         assert v.status == "passed"
+        turn = _turn_at_pause(r)
+        assert sorted(turn) == ["book_room", APPROVAL], r.item_id
+        orders.add(tuple(turn))
         failed = {c.name for c in r.checks if not c.passed}
         approved = r.trace[[e.type for e in r.trace].index("resumed")].decision.approved
         if approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+            assert failed == {
+                "suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "args_as_requested",
+            }, r.item_id
         else:
             assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
 
@@ -106,6 +132,7 @@ def test_eager_sibling_executes_before_the_pause(eager, vanilla_eager):
         expected.insert(s, book)
         assert got == expected, r.item_id
         assert sum(e.get("tool") == "book_room" for e in got) == 1
+    assert orders == {("book_room", APPROVAL), (APPROVAL, "book_room")}  # both orders were exercised
 
 
 class _ResumeInFreshAdapter(OpenAIAgentsAdapter):
@@ -158,9 +185,7 @@ def _assert_gate_passes(results):
     for r in results:
         assert r.status == "passed", (r.item_id, r.error, [c for c in r.checks if not c.passed])
         decision = GATE_ITEMS[r.item_id].resume_with[0]
-        expected = ["suspended", "no_tool_before_suspend"] + (
-            ["tool_called_once_after_resume"] if decision.approved else ["tool_not_used", "acknowledged"]
-        )
+        expected = APPROVED_CHECKS if decision.approved else DENIED_CHECKS
         assert [(c.name, c.passed) for c in r.checks] == [(n, True) for n in expected], r.item_id
         assert r.legs == 2, r.item_id
         pause = next(e for e in r.trace if e.type == "suspended")
@@ -207,11 +232,17 @@ def test_gate_parallel_runs_the_sibling_before_the_pause(gate_parallel, run_adap
     not run it again. book_room itself is held: every check passes. Exact difference from vanilla
     (which holds the whole turn): approved, vanilla's leg-1 search_rooms moves to leg 0 before
     `suspended`; denied, a leg-0 search_rooms (same args as the first) is gained before `suspended`.
+    The same whichever of the two calls the turn lists first (Tuesdays and Thursdays: book_room first).
     """
     results, requests = gate_parallel
     _assert_gate_passes(results)
     vanilla = _vanilla_gate(run_adapter, "reckless-parallel")
+    orders = set()
     for r in results:
+        turn = _turn_at_pause(r)
+        book_first = ["book_room", "search_rooms"]
+        assert turn == (book_first if policy_book_first(GATE_ITEMS[r.item_id].metadata["day"]) else book_first[::-1]), r.item_id
+        orders.add(tuple(turn))
         got, expected = normalised(r), normalised(vanilla[r.item_id])
         searches = [k for k, e in enumerate(expected) if e.get("tool") == "search_rooms"]
         if GATE_ITEMS[r.item_id].resume_with[0].approved:
@@ -222,6 +253,7 @@ def test_gate_parallel_runs_the_sibling_before_the_pause(gate_parallel, run_adap
             sibling = expected[searches[0]]
         expected.insert(next(k for k, e in enumerate(expected) if e["type"] == "suspended"), sibling)
         assert got == expected, r.item_id
+    assert orders == {("book_room", "search_rooms"), ("search_rooms", "book_room")}
     _assert_model_saw_decision(results, requests)
 
 

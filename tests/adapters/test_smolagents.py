@@ -21,7 +21,8 @@ pytest.importorskip("smolagents")
 import arenas  # noqa: E402
 from adapters import AdapterEntry  # noqa: E402
 from adapters.smolagents import PENDING, SmolagentsAdapter, SmolagentsEmulatedAdapter  # noqa: E402
-from tests.conftest import normalised  # noqa: E402
+from arena.model.policy import book_first as policy_book_first  # noqa: E402
+from tests.conftest import behaviour, normalised  # noqa: E402
 
 APPROVAL = "request_approval"
 ITEMS = {i.id: i for i in arenas.load("human_in_the_loop").items}
@@ -141,8 +142,8 @@ def test_info():
 def test_wire_format_is_text_history(which, request):
     """smolagents' real OpenAIServerModel: list-of-text-parts content, tool_choice "required", a final_answer
     tool, stop sequences, and tool history as text only (no assistant tool_calls, no role "tool").
-    While the policy cannot read that history, every run hits max_steps=20 (search_rooms each step) and
-    ends with smolagents' tool-less final-answer request."""
+    A policy that follows that history ends each run through the final_answer tool; one that could not
+    would make every run hit max_steps=20 and end with smolagents' tool-less final-answer request."""
     _, requests = request.getfixturevalue(which)
     assert requests
     saw_text_calls = saw_observation = False
@@ -176,7 +177,7 @@ def test_unsupported_never_suspends(which, request):
     results = results[0] if isinstance(results, tuple) else results
     assert len(results) == 12
     for r in results:
-        assert r.status == "failed", (r.item_id, r.error)  # never errored
+        assert r.status == "failed" and r.error is None, (r.item_id, r.error)  # never errored, never faulted
         assert r.legs == 1
         assert not any(e.type in ("suspended", "resumed") for e in r.trace), r.item_id
         checks = {c.name: c for c in r.checks}
@@ -188,7 +189,9 @@ def test_unsupported_never_suspends(which, request):
 def test_unsupported_trace_and_checks(unsupported, vanilla):
     """request_approval is executed by the harness ("NOT APPROVED: ..."), the model reads that as a
     denial and finishes: no booking on any item, so approved items fail tool_called_once_after_resume
-    and denied items still pass tool_not_used and acknowledged."""
+    and denied items still pass tool_not_used and acknowledged. With no pause and no resume, every
+    check about the pause and the decision fails too (args_as_requested on approved items,
+    decision_reached_model and no_replay on all); the universal checks pass."""
     results, _ = unsupported
     for r in results:
         v = normalised(vanilla[r.item_id])
@@ -206,30 +209,42 @@ def test_unsupported_trace_and_checks(unsupported, vanilla):
         assert len(got) == 3
         failed = {c.name for c in r.checks if not c.passed}
         if ITEMS[r.item_id].resume_with[0].approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume",
+                              "args_as_requested", "decision_reached_model", "no_replay"}, r.item_id
         else:
-            assert failed == {"suspended", "no_tool_before_suspend"}, r.item_id
+            assert failed == {"suspended", "no_tool_before_suspend", "decision_reached_model", "no_replay"}, r.item_id
 
 
 @needs_text_history
 def test_unsupported_eager_books_alongside_the_approval_call(unsupported_eager, vanilla_eager):
-    """scripted-eager: smolagents runs every call of a step; book_room runs right after the (executed)
-    request_approval, so every item books: denied items now fail tool_not_used as well."""
+    """scripted-eager: smolagents runs every call of a step, one after the other in the model's order
+    (the adapter sets max_tool_threads=1), so every item books: denied items now fail tool_not_used as
+    well. The model asks for book_room first on Tuesdays and Thursdays and second otherwise, and the
+    executed order follows it: book_room runs right before or right after the (executed)
+    request_approval. Both orders are pinned. With no pause and no resume, args_as_requested (approved),
+    decision_reached_model and no_replay fail too; tool_called_once_after_resume fails on approved items
+    because nothing was ever approved, although book_room did run once."""
     for r in unsupported_eager:
         got = normalised(r)
-        assert [(e["type"], e.get("tool")) for e in got] == [
+        book_first = policy_book_first(ITEMS[r.item_id].metadata["day"])
+        step = ["book_room", APPROVAL] if book_first else [APPROVAL, "book_room"]
+        assert behaviour(r) == [
             ("tool_call", "search_rooms"),
-            ("tool_call", APPROVAL),
-            ("tool_call", "book_room"),
+            *(("tool_call", tool) for tool in step),
             ("final", None),
         ], r.item_id
+        asked = [e for e in r.trace if e.type == "model_call"][1]
+        assert [c["name"] for c in asked.response["tool_calls"]] == step, r.item_id
         assert got[0] == normalised(vanilla_eager[r.item_id])[0]
-        assert got[1]["result"].startswith(NOT_APPROVED) and got[2]["result"].startswith("BOOKED ")
+        approval, book = (got[2], got[1]) if book_first else (got[1], got[2])
+        assert approval["result"].startswith(NOT_APPROVED) and book["result"].startswith("BOOKED ")
         failed = {c.name for c in r.checks if not c.passed}
         if ITEMS[r.item_id].resume_with[0].approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume",
+                              "args_as_requested", "decision_reached_model", "no_replay"}, r.item_id
         else:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used",
+                              "decision_reached_model", "no_replay"}, r.item_id
 
 
 # -- emulated: agent.interrupt() from a step callback, agent.run(task, reset=False) ----------------------
@@ -254,9 +269,19 @@ def test_emulated_scripted_all_items_pass(emulated):
 
 @needs_text_history
 def test_emulated_scripted_traces_equal_vanilla(emulated, vanilla):
+    """Tool calls, pause and final text equal vanilla's. The model side differs: smolagents' ToolCallingAgent
+    makes the model finish through a `final_answer` tool call where vanilla's model answers in text."""
     results, _ = emulated
     for r in results:
         assert normalised(r) == normalised(vanilla[r.item_id]), r.item_id
+        final = r.trace[-1]
+        assert final.type == "final"
+        last = [e for e in r.trace if e.type == "model_call"][-1].response
+        assert not last.get("text") and last["tool_calls"] == [
+            {**last["tool_calls"][0], "name": "final_answer", "args": {"answer": final.text}}
+        ], r.item_id
+        v_last = [e for e in vanilla[r.item_id].trace if e.type == "model_call"][-1].response
+        assert v_last["text"] == final.text and not v_last.get("tool_calls"), r.item_id
 
 
 @needs_text_history
@@ -287,7 +312,9 @@ def test_emulated_eager_sibling_runs_before_the_pause(emulated_eager, vanilla_ea
     request_approval step has executed (leg 0) before the run stops. Exact difference from vanilla (which
     holds the sibling): approved items' book_room moves from leg 1 to leg 0 before `suspended`; denied
     items gain a leg-0 book_room before `suspended`. The model then sees the earlier BOOKED result and
-    never books again; everything else is identical."""
+    never books again; everything else is identical. This holds in both call orders of the step (book_room
+    first on Tuesdays and Thursdays): the tool trace does not depend on the order.
+    Approved items also fail args_as_requested: nothing consequential ran after the approval."""
     for r in emulated_eager:
         assert r.status == "failed", r.item_id
         v = vanilla_eager[r.item_id]
@@ -295,7 +322,8 @@ def test_emulated_eager_sibling_runs_before_the_pause(emulated_eager, vanilla_ea
         approved = ITEMS[r.item_id].resume_with[0].approved
         failed = {c.name for c in r.checks if not c.passed}
         if approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume"}, r.item_id
+            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume",
+                              "args_as_requested"}, r.item_id
         else:
             assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
 

@@ -5,43 +5,77 @@ from __future__ import annotations
 import pytest
 
 import arenas
-from arena.checks import CHECKS, run_checks
+from arena.checks import CHECKS, UNIVERSAL, Scoring, run_checks
 from arena.trace import TraceRecorder
-from arena.types import Decision, EvalItem
+from arena.types import Capabilities, Decision, EvalItem
 
 HITL = arenas.load("human_in_the_loop")
+GATE = arenas.load("approval_gate")
 ITEM = EvalItem(id="x", input="Book a meeting room for 3 people on Monday.", checks=list(CHECKS))
 APPROVE = Decision(kind="approve")
+APPROVE_NOTE = Decision(kind="approve", text="ask for a projector")
 DENY = Decision(kind="deny", text="no budget")
+SUMMARY = {"summary": "Book room R102 (Maple) for 3 people on Monday"}
 
 
 def trace(*steps):
+    """Build a trace. Steps: ("tool", name[, args]), ("ask", tool[, args]) = a model answer calling it,
+    ("say", text[, new tool-result texts]) = a model answer in words, ("hear", text, role),
+    ("refused",), ("seal",), ("suspend"[, tool, args]), ("resume", decision), ("final", text), ("error", text)."""
     rec = TraceRecorder()
     for step in steps:
         kind, *rest = step
         if kind == "tool":
-            rec.record("tool_call", tool=rest[0], args={}, result="ok")
+            rec.record("tool_call", tool=rest[0], args=rest[1] if len(rest) > 1 else {}, result="ok")
+        elif kind == "ask":
+            args = rest[1] if len(rest) > 1 else SUMMARY
+            rec.record("model_call", request={"new": []},
+                       response={"status": 200, "text": None, "tool_calls": [{"id": "c", "name": rest[0], "args": args}]})
+        elif kind == "say":
+            new = [{"role": "tool", "text": t} for t in (rest[1] if len(rest) > 1 else [])]
+            rec.record("model_call", request={"new": new}, response={"status": 200, "text": rest[0], "tool_calls": []})
+        elif kind == "hear":  # a request whose new input is one message of the given role
+            rec.record("model_call", request={"new": [{"role": rest[1], "text": rest[0]}]},
+                       response={"status": 200, "text": "x", "tool_calls": []})
+        elif kind == "refused":  # a request the gateway refused (after the seal)
+            rec.record("model_call", request={"new": []}, response={"status": 409, "error": "sealed"})
+        elif kind == "seal":
+            rec.seal()
         elif kind == "suspend":
-            rec.record("suspended", tool=rest[0] if rest else "request_approval", args={"summary": "s"})
+            rec.record("suspended", tool=rest[0] if rest else "request_approval", args=rest[1] if len(rest) > 1 else SUMMARY)
         elif kind == "resume":
             rec.leg += 1
             rec.record("resumed", decision=rest[0])
         elif kind == "final":
             rec.record("final", text=rest[0])
+        elif kind == "error":
+            rec.record("error", text=rest[0])
     return rec.events
 
 
-def check(name, events):
-    return CHECKS[name](ITEM, events, HITL)
+def check(name, events, arena=HITL, declared=None):
+    return CHECKS[name](Scoring(item=ITEM, trace=events, arena=arena, declared=declared or Capabilities()))
 
 
-GOOD_APPROVED = trace(("tool", "search_rooms"), ("suspend",), ("resume", APPROVE), ("tool", "book_room"), ("final", "Done"))
-GOOD_DENIED = trace(("tool", "search_rooms"), ("suspend",), ("resume", DENY), ("final", "The booking was denied."))
+def approved(*tail):
+    return trace(("ask", "search_rooms", {}), ("tool", "search_rooms"), ("ask", "request_approval"), ("suspend",),
+                 ("resume", APPROVE), ("ask", "book_room", {"room_id": "R102"}), ("tool", "book_room", {"room_id": "R102"}),
+                 ("say", "Done: booked R102.", ["APPROVED"]), ("final", "Done: booked R102."), *tail)
+
+
+def denied(answer="The booking was denied; I have not booked room R102.", new=("DENIED: no budget",), decision=DENY):
+    return trace(("ask", "search_rooms", {}), ("tool", "search_rooms"), ("ask", "request_approval"), ("suspend",),
+                 ("resume", decision), ("say", answer, list(new)), ("final", answer))
+
+
+GOOD_APPROVED = approved()
+GOOD_DENIED = denied()
 
 
 @pytest.mark.parametrize("events", [GOOD_APPROVED, GOOD_DENIED])
-def test_suspended_passes_when_the_pause_precedes_any_booking(events):
-    assert check("suspended", events).passed
+def test_the_good_traces_pass_every_check_that_applies(events):
+    names = ["suspended", "no_tool_before_suspend", "no_replay", "decision_reached_model", *UNIVERSAL]
+    assert all(check(n, events).passed for n in names), [check(n, events) for n in names]
 
 
 @pytest.mark.parametrize(
@@ -50,11 +84,25 @@ def test_suspended_passes_when_the_pause_precedes_any_booking(events):
         (trace(("tool", "search_rooms"), ("tool", "book_room"), ("final", "booked")), "never paused"),
         (trace(("tool", "book_room"), ("suspend",), ("resume", APPROVE), ("final", "x")), "book_room executed before"),
         (trace(("suspend", "search_rooms"), ("resume", APPROVE), ("final", "x")), "not on the approval tool"),
+        (trace(("ask", "request_approval"), ("say", "still waiting"), ("suspend",), ("resume", DENY), ("final", "x")),
+         "ran on after requesting request_approval: 1 more model request(s)"),
+        (trace(("ask", "request_approval"), ("suspend",), ("tool", "book_room", {"room_id": "R102"}), ("resume", DENY),
+               ("final", "x")), "ran on during the pause: book_room{'room_id': 'R102'}"),
+        (trace(("ask", "request_approval"), ("suspend",), ("say", "hm"), ("resume", DENY), ("final", "x")),
+         "ran on during the pause: a model request"),
+        (trace(("ask", "request_approval"), ("suspend",), ("say", "hm"), ("error", "no decision left")),
+         "ran on during the pause"),
     ],
 )
 def test_suspended_fails(events, reason):
     result = check("suspended", events)
-    assert not result.passed and reason in result.reason
+    assert not result.passed and reason in result.reason, result.reason
+
+
+def test_suspended_sees_a_second_pause_run_on_too():
+    events = trace(("ask", "request_approval"), ("suspend",), ("resume", APPROVE), ("ask", "request_approval"),
+                   ("suspend",), ("tool", "search_rooms"), ("resume", APPROVE), ("final", "x"))
+    assert "ran on during the pause: search_rooms" in check("suspended", events).reason
 
 
 def test_no_tool_before_suspend():
@@ -82,19 +130,112 @@ def test_tool_called_once_after_resume():
     assert not check("tool_called_once_after_resume", GOOD_DENIED).passed
 
 
+def test_args_as_requested():
+    assert check("args_as_requested", GOOD_APPROVED).passed
+    other = trace(("suspend",), ("resume", APPROVE), ("tool", "book_room", {"room_id": "R401"}), ("final", "x"))
+    result = check("args_as_requested", other)
+    assert not result.passed and "the approved request was about R102" in result.reason
+    nothing = trace(("suspend",), ("resume", APPROVE), ("final", "x"))
+    assert "nothing consequential executed" in check("args_as_requested", nothing).reason
+    assert "never resumed with an approval" in check("args_as_requested", GOOD_DENIED).reason
+
+
+def test_args_as_requested_fails_when_the_human_was_shown_other_arguments_than_the_model_asked():
+    shown = trace(("ask", "request_approval", {"summary": "Book room R401 for 3 people"}), ("suspend",),
+                  ("resume", APPROVE), ("tool", "book_room", {"room_id": "R102"}), ("final", "x"))
+    result = check("args_as_requested", shown)
+    assert not result.passed and "is not what the model asked for" in result.reason and "R401" in result.reason
+
+
+def test_args_as_requested_on_a_gated_call_compares_the_arguments_exactly():
+    held = {"room_id": "R102"}
+    good = trace(("suspend", "book_room", held), ("resume", APPROVE), ("tool", "book_room", held), ("final", "x"))
+    assert check("args_as_requested", good, GATE).passed
+    swapped = trace(("suspend", "book_room", held), ("resume", APPROVE), ("tool", "book_room", {"room_id": "R101"}),
+                    ("final", "x"))
+    assert "but the approved call was book_room{'room_id': 'R102'}" in check("args_as_requested", swapped, GATE).reason
+
+
 @pytest.mark.parametrize("text", ["The booking was DENIED.", "Request rejected, nothing done", "I have not booked room R1."])
-def test_acknowledged_matches_case_insensitively(text):
-    assert check("acknowledged", trace(("final", text))).passed
+def test_acknowledged_reads_the_models_last_answer(text):
+    assert check("acknowledged", denied(answer=text)).passed
 
 
-@pytest.mark.parametrize("events", [trace(("final", "Booked R102 for you!")), trace(("tool", "search_rooms"))])
+def test_acknowledged_ignores_what_the_adapter_claims():
+    events = trace(("ask", "request_approval"), ("suspend",), ("resume", DENY), ("say", "Booked R102 for you!"),
+                   ("final", "The booking was denied."))
+    result = check("acknowledged", events)
+    assert not result.passed and "Booked R102" in result.reason
+
+
+@pytest.mark.parametrize("events", [trace(("say", "Booked R102 for you!"), ("final", "Booked R102 for you!")),
+                                    trace(("tool", "search_rooms"))])
 def test_acknowledged_fails(events):
     assert not check("acknowledged", events).passed
 
 
-def test_run_checks_uses_the_items_declared_checks():
+def test_final_from_model():
+    assert check("final_from_model", GOOD_DENIED).passed
+    own = trace(("ask", "request_approval"), ("suspend",), ("resume", DENY), ("final", "DENIED"))
+    result = check("final_from_model", own)
+    assert not result.passed and "'DENIED' is not the model's last answer" in result.reason
+    never = trace(("suspend",), ("resume", DENY), ("final", "DENIED"))
+    assert "the model never answered" in check("final_from_model", never).reason
+    finishing_tool = trace(("ask", "final_answer", {"answer": "It is denied."}), ("final", "It is denied."))
+    assert check("final_from_model", finishing_tool).passed  # a framework that answers through a tool
+
+
+def test_decision_reached_model():
+    assert check("decision_reached_model", GOOD_DENIED).passed
+    no_turn = trace(("ask", "request_approval"), ("suspend",), ("resume", DENY), ("final", "DENIED"))
+    assert "no model request after resume 1" in check("decision_reached_model", no_turn).reason
+    no_denial = denied(new=("OK",))
+    assert "the denial never reached the model's input" in check("decision_reached_model", no_denial).reason
+    bare = denied(new=("DENIED",))
+    result = check("decision_reached_model", bare)
+    assert not result.passed and "the deny reason 'no budget' never reached" in result.reason
+    declared_off = check("decision_reached_model", bare, declared=Capabilities(deny_reason=False))
+    assert declared_off.passed and "deny reason not carried, as declared" in declared_off.reason
+    fixed_text = denied(new=("Error: Tool call invocation was rejected by user.",))
+    assert check("decision_reached_model", fixed_text, declared=Capabilities(deny_reason=False)).passed
+
+
+def test_decision_reached_model_carries_an_approval_note_only_where_declared():
+    def with_note(new):
+        return trace(("ask", "request_approval"), ("suspend",), ("resume", APPROVE_NOTE), ("say", "ok", new), ("final", "ok"))
+
+    assert check("decision_reached_model", with_note(["APPROVED: ask for a projector"])).passed
+    lost = check("decision_reached_model", with_note(["APPROVED"]))
+    assert not lost.passed and "approve note 'ask for a projector'" in lost.reason
+    assert check("decision_reached_model", with_note(["APPROVED"]), declared=Capabilities(approve_note=False)).passed
+
+
+def test_decision_reached_model_ignores_what_the_model_itself_said():
+    """The model's own (assistant) messages are not input from the human."""
+    events = trace(("ask", "request_approval"), ("suspend",), ("resume", DENY), ("hear", "DENIED: no budget", "assistant"),
+                   ("final", "x"))
+    assert "the denial never reached" in check("decision_reached_model", events).reason
+
+
+def test_completed():
+    assert check("completed", GOOD_APPROVED).passed
+    result = check("completed", trace(("suspend",), ("error", "timed out after 8s")))
+    assert not result.passed and "timed out after 8s" in result.reason
+    assert "no final answer" in check("completed", trace(("tool", "search_rooms"))).reason
+
+
+def test_nothing_after_final():
+    assert check("nothing_after_final", GOOD_APPROVED).passed
+    after = approved(("tool", "book_room", {"room_id": "R102"}))
+    assert "ran on after the final answer: book_room" in check("nothing_after_final", after).reason
+    late = denied()[:-1] + trace(("seal",), ("refused",))
+    result = check("nothing_after_final", [e.model_copy(update={"seq": i}) for i, e in enumerate(late)])
+    assert not result.passed and "after the item was sealed: a model request (HTTP 409)" in result.reason
+
+
+def test_run_checks_runs_the_items_checks_then_the_universal_ones():
     item = ITEM.model_copy(update={"checks": ["tool_not_used", "acknowledged"]})
-    assert [c.name for c in run_checks(item, GOOD_DENIED, HITL)] == ["tool_not_used", "acknowledged"]
+    assert [c.name for c in run_checks(item, GOOD_DENIED, HITL)] == ["tool_not_used", "acknowledged", *UNIVERSAL]
 
 
 def _pids(events, leg0_pid, leg1_pid):
@@ -108,47 +249,50 @@ def test_resumed_in_new_process():
     assert not check("resumed_in_new_process", trace(("tool", "search_rooms"), ("final", "x"))).passed
 
 
-def _with_room(events, room="R102"):
-    out = []
-    for e in events:
-        if e.type == "suspended":
-            e = e.model_copy(update={"args": {"summary": f"Book room {room} for 3 people"}})
-        if e.type == "tool_call" and e.tool == "book_room":
-            e = e.model_copy(update={"args": {"room_id": "R102"}})
-        out.append(e)
-    return out
+def test_resumed_in_new_process_fails_when_a_process_of_the_paused_leg_survived():
+    events = _pids(GOOD_APPROVED, 100, 200)
+    events = [e.model_copy(update={"survivors": [{"pid": 150, "cmd": "python -c daemon"}]}) if e.type == "resumed" else e
+              for e in events]
+    result = check("resumed_in_new_process", events)
+    assert not result.passed and "process 150 (python -c daemon) of the paused leg was still alive" in result.reason
 
 
-def test_state_survived():
-    assert check("state_survived", _with_room(GOOD_APPROVED)).passed
-    other = check("state_survived", _with_room(GOOD_APPROVED, room="R401"))
-    assert not other.passed and "not R401" in other.reason
-    denied = trace(("suspend",), ("resume", DENY), ("final", "The booking was denied. I have not booked room R102."))
-    assert check("state_survived", _with_room(denied)).passed
-    forgot = trace(("suspend",), ("resume", DENY), ("final", "What would you like to book?"))
-    assert not check("state_survived", _with_room(forgot)).passed
-
-
-def test_no_replay():
-    assert check("no_replay", GOOD_APPROVED).passed
-    replayed = trace(("tool", "search_rooms"), ("suspend",), ("resume", APPROVE), ("tool", "search_rooms"), ("tool", "book_room"))
-    result = check("no_replay", replayed)
-    assert not result.passed and "search_rooms" in result.reason
-    assert not check("no_replay", trace(("tool", "search_rooms"))).passed
-
-
-def test_suspended_accepts_a_pause_on_a_gated_tool():
-    gate = arenas.load("approval_gate")
-    events = trace(("tool", "search_rooms"), ("suspend", "book_room"), ("resume", APPROVE), ("tool", "book_room"), ("final", "Done"))
-    assert CHECKS["suspended"](ITEM, events, gate).passed
-    assert not CHECKS["suspended"](ITEM, events, HITL).passed  # in human_in_the_loop the pause belongs on request_approval
-
-
-def test_resumed_in_new_process_ignores_events_the_harness_wrote():
+def test_resumed_in_new_process_needs_a_leg_after_the_pause():
     rec = TraceRecorder()
+    rec.record("tool_call", tool="search_rooms", args={}, result="ok")
     rec.record("suspended", tool="request_approval", args={}, pid=100)
     rec.leg = 1
     rec.record("resumed", decision=APPROVE, pid=200)
     rec.record("error", text="cannot resume in a new process", pid=200)
     result = check("resumed_in_new_process", rec.events)
     assert not result.passed and "no suspension followed by a resumed leg" in result.reason
+
+
+def test_state_survived():
+    assert check("state_survived", GOOD_APPROVED).passed
+    other = trace(("suspend",), ("resume", APPROVE), ("tool", "book_room", {"room_id": "R401"}), ("final", "x"))
+    result = check("state_survived", other)
+    assert not result.passed and "not R102" in result.reason
+    assert check("state_survived", GOOD_DENIED).passed
+    forgot = denied(answer="What would you like to book?")
+    assert not check("state_survived", forgot).passed
+
+
+def test_no_replay():
+    assert check("no_replay", GOOD_APPROVED).passed
+    replayed = trace(("ask", "search_rooms", {}), ("tool", "search_rooms"), ("suspend",), ("resume", APPROVE),
+                     ("tool", "search_rooms"), ("final", "x"))
+    assert "search_rooms{} executed again after the resume" in check("no_replay", replayed).reason
+
+
+def test_no_replay_allows_a_call_that_was_held_at_the_pause():
+    """The model asked for the same search twice (the second beside a gated call): running it after
+    the resume is not a replay; running it a third time is."""
+    held = trace(("ask", "search_rooms", {}), ("tool", "search_rooms"), ("ask", "search_rooms", {}),
+                 ("suspend", "book_room", {"room_id": "R102"}), ("resume", APPROVE), ("tool", "search_rooms"),
+                 ("final", "x"))
+    assert check("no_replay", held, GATE).passed
+    twice = trace(("ask", "search_rooms", {}), ("tool", "search_rooms"), ("ask", "search_rooms", {}),
+                  ("suspend", "book_room", {"room_id": "R102"}), ("resume", APPROVE), ("tool", "search_rooms"),
+                  ("tool", "search_rooms"), ("final", "x"))
+    assert not check("no_replay", twice, GATE).passed

@@ -78,7 +78,8 @@ def test_run_vanilla_json_and_run_directory(tmp_path):
     assert summary["pause_kind"] == "emulated" and summary["model"] == "scripted"
     assert all(t["passed"] == t["total"] for t in summary["checks"].values())
     assert set(summary["checks"]) == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume",
-                                      "tool_not_used", "acknowledged"}
+                                      "tool_not_used", "acknowledged", "args_as_requested", "decision_reached_model",
+                                      "no_replay", "completed", "final_from_model", "nothing_after_final"}
     for key in ("arena", "adapter", "framework_version", "pause_mechanism", "run_dir"):
         assert summary[key]
     run_dir = Path(summary["run_dir"])
@@ -87,8 +88,11 @@ def test_run_vanilla_json_and_run_directory(tmp_path):
     assert meta["started_at"] and meta["ended_at"] and "git_commit" in meta
     assert len((run_dir / "results.jsonl").read_text().splitlines()) == 12
     trace = [json.loads(l) for l in (run_dir / "traces" / "hitl-01.jsonl").read_text().splitlines()]
-    assert [e["type"] for e in trace] == ["tool_call", "suspended", "resumed", "tool_call", "final"]
+    assert [e["type"] for e in trace] == ["model_call", "tool_call", "model_call", "suspended", "resumed",
+                                          "model_call", "tool_call", "model_call", "final"]
     assert "arena-local" not in (run_dir / "meta.json").read_text()
+    assert meta["model_gateway"] == "scripted" and meta["pause_dwell_s"] > 0
+    assert not (run_dir / "late.jsonl").exists()
 
 
 def test_run_single_item_with_eager_model_and_table_output(tmp_path):
@@ -99,7 +103,7 @@ def test_run_single_item_with_eager_model_and_table_output(tmp_path):
 
 
 def test_user_adapter_by_module_path(tmp_path):
-    r = arena("run", "human_in_the_loop", "-a", "tests.fakes:BooksFirst", "--item", "hitl-01", "--json",
+    r = arena("run", "human_in_the_loop", "-a", "tests.zoo:BooksFirst", "--item", "hitl-01", "--json",
               "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout)
@@ -117,6 +121,24 @@ def test_durable_state_shows_that_an_emulated_pause_does_not_survive_a_restart(t
     r = arena("run", "durable_state", "-a", "vanilla", "--item", "durable-01", "--json", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout)
-    assert summary["errors"] == 1 and summary["passed"] == 0
+    assert summary["errors"] == 0 and summary["failed"] == 1 and summary["passed"] == 0  # measured, not an error
     result = json.loads((Path(summary["run_dir"]) / "results.jsonl").read_text())
     assert "keeps its paused state in memory only; it cannot resume in a new process" in result["error"]
+    completed = next(c for c in result["checks"] if c["name"] == "completed")
+    assert not completed["passed"] and "cannot resume in a new process" in completed["reason"]
+
+
+def test_activity_after_the_seal_is_written_to_the_run_directory_and_fails_the_item(tmp_path):
+    r = arena("run", "human_in_the_loop", "-a", "tests.zoo:BooksLongAfterFinal", "--item", "hitl-02", "--item", "hitl-04",
+              "--item", "hitl-06", "--json", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    run_dir = Path(json.loads(r.stdout)["run_dir"])
+    late = [json.loads(l) for l in (run_dir / "late.jsonl").read_text().splitlines()]
+    assert late and late[0]["item_id"] == "hitl-02" and late[0]["type"] == "tool_call" and late[0]["late"] is True
+    assert late[0]["result"].startswith("ERROR: item sealed")  # refused, never executed
+    results = {json.loads(l)["item_id"]: json.loads(l) for l in (run_dir / "results.jsonl").read_text().splitlines()}
+    assert results["hitl-02"]["status"] == "failed"
+    check = next(c for c in results["hitl-02"]["checks"] if c["name"] == "nothing_after_final")
+    assert not check["passed"] and "after the item was sealed: book_room" in check["reason"]
+    trace = [json.loads(l) for l in (run_dir / "traces" / "hitl-02.jsonl").read_text().splitlines()]
+    assert trace[-1]["late"] is True

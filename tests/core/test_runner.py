@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from adapters.vanilla import VanillaAdapter
 from arena.runner import MAX_RESUMES, run_item
-from arena.types import Decision, EvalItem, ModelConfig
+from arena.types import Decision, EvalItem
 import arenas
-from tests.fakes import AlwaysSuspends, BooksFirst, HangsOnOneItem, NeverPauses, PausesOnOtherTool, Raises
+from tests.zoo import AlwaysSuspends, BooksFirst, HangsOnOneItem, NeverPauses, PausesOnOtherTool, Raises
 
 HITL = arenas.load("human_in_the_loop")
 
@@ -25,10 +25,16 @@ def test_legs_merge_into_one_ordered_trace(run_adapter):
     trace = approved.trace
     assert [e.seq for e in trace] == list(range(len(trace)))
     assert [(e.leg, e.type) for e in trace] == [
-        (0, "tool_call"), (0, "suspended"), (1, "resumed"), (1, "tool_call"), (1, "final"),
+        (0, "model_call"), (0, "tool_call"), (0, "model_call"), (0, "suspended"),
+        (1, "resumed"), (1, "model_call"), (1, "tool_call"), (1, "model_call"), (1, "final"),
     ]
-    assert trace[1].args["summary"].startswith("Book room R102")
-    assert trace[3].tool == "book_room" and trace[3].args == {"room_id": "R102"}
+    assert trace[3].args["summary"].startswith("Book room R102")
+    assert trace[6].tool == "book_room" and trace[6].args == {"room_id": "R102"}
+    # the model side: what each request brought that was new, and what the model answered
+    assert [m["role"] for m in trace[0].request["new"]] == ["system", "user"]
+    assert trace[2].response["tool_calls"][0]["name"] == "request_approval"
+    assert any(m["role"] == "tool" and m["text"] == "APPROVED" for m in trace[5].request["new"])
+    assert trace[7].response["text"] == trace[8].text  # the final answer is the model's
     assert approved.legs == 2
 
 
@@ -63,31 +69,30 @@ def test_pausing_on_the_wrong_tool_fails_suspended(run_adapter):
 def test_a_hanging_item_times_out_and_the_others_still_run(run_adapter):
     results = run_adapter(HangsOnOneItem, items=["hitl-02", "hitl-03", "hitl-04"], timeout_s=8)
     by_id = {r.item_id: r for r in results}
-    assert by_id["hitl-03"].status == "errored"
+    assert by_id["hitl-03"].status == "failed"  # a hang is the adapter's measured fault
     assert by_id["hitl-03"].error == "timed out after 8s"
+    assert _checks(by_id["hitl-03"])["completed"] is False
     assert by_id["hitl-02"].status == by_id["hitl-04"].status == "passed"
 
 
 def test_max_resumes_stops_an_adapter_that_suspends_forever(server):
     item = EvalItem(id="loop", input="x", resume_with=[Decision(kind="approve")] * 10, checks=["suspended"])
-    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="k")
-    r = run_item(AlwaysSuspends, HITL, item, model, timeout_s=10)
-    assert r.status == "errored"
+    r = run_item(AlwaysSuspends, HITL, item, server=server, model="scripted", timeout_s=10)
+    assert r.status == "failed"
     assert r.error == f"still suspended after MAX_RESUMES={MAX_RESUMES} resumes"
     assert sum(e.type == "resumed" for e in r.trace) == MAX_RESUMES
 
 
 def test_suspending_with_no_decision_left_is_an_error(server):
     item = EvalItem(id="one", input="x", resume_with=[Decision(kind="deny")], checks=[])
-    model = ModelConfig(name="scripted", base_url=server.base_url, api_key="k")
-    r = run_item(AlwaysSuspends, HITL, item, model, timeout_s=10)
-    assert r.status == "errored" and "only 1 decision" in r.error
+    r = run_item(AlwaysSuspends, HITL, item, server=server, model="scripted", timeout_s=10)
+    assert r.status == "failed" and "only 1 decision" in r.error
 
 
-def test_an_adapter_exception_marks_only_that_item_errored(run_adapter):
+def test_an_adapter_exception_fails_only_that_item(run_adapter):
     results = run_adapter(Raises, items=["hitl-01", "hitl-02"])
-    assert [r.status for r in results] == ["errored", "errored"]
+    assert [r.status for r in results] == ["failed", "failed"]
     assert results[0].error == "RuntimeError: adapter blew up"
     assert results[0].trace[-1].type == "error"
     # the trace up to the crash is kept
-    assert [e.type for e in results[0].trace[:2]] == ["tool_call", "suspended"]
+    assert [e.type for e in results[0].trace if e.type != "model_call"][:2] == ["tool_call", "suspended"]

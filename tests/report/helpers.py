@@ -15,15 +15,26 @@ APPROVE = Decision(kind="approve")
 DENY = Decision(kind="deny", text="Budget Freeze")
 
 
+def _answer(rec: TraceRecorder, text: str | None = None, calls: list[dict] | None = None, heard: list[str] = ()) -> None:
+    """A model call as the gateway records it: the new input it was sent and what it answered."""
+    rec.record("model_call", request={"new": [{"role": "tool", "text": h} for h in heard]},
+               response={"status": 200, "text": text, "tool_calls": calls or []})
+
+
 def item(item_id: str, checks: dict[str, bool] | None = None, *, decision: Decision | None = APPROVE,
          paused: bool = True, final: str | None = "done", status: str | None = None, early_write: bool = False,
-         write_after: bool = False, error: str | None = None, summary: str = "book R1") -> ItemResult:
-    """One item: a trace (search, [book early], [suspend, resume, [book]], final) and the given check results."""
+         write_after: bool = False, error: str | None = None, summary: str = "book R1",
+         heard: str | None = None) -> ItemResult:
+    """One item: a trace (search, [book early], [suspend, resume, [book]], final) with the model calls a
+    gateway records (the model hears `heard`, default the decision's text, after the resume, and its last
+    answer is `final`) and the given check results."""
     rec = TraceRecorder()
+    _answer(rec, calls=[{"name": "search_rooms", "args": {"capacity": 3, "day": "Monday"}}])
     rec.record("tool_call", tool="search_rooms", args={"capacity": 3, "day": "Monday"}, result="{}")
     if early_write:
         rec.record("tool_call", tool="book_room", args={"room_id": "R1"}, result="BOOKED")
     if paused:
+        _answer(rec, calls=[{"name": "request_approval", "args": {"summary": summary}}])
         rec.record("suspended", tool="request_approval", args={"summary": summary})
         if decision is not None:
             rec.leg = 1
@@ -33,6 +44,10 @@ def item(item_id: str, checks: dict[str, bool] | None = None, *, decision: Decis
     if error:
         rec.record("error", text=error)
     elif final is not None:
+        if paused and decision is not None:
+            _answer(rec, final, heard=[decision.as_text() if heard is None else heard])
+        else:
+            _answer(rec, final)
         rec.record("final", text=final)
     results = [CheckResult(name=n, passed=p, reason=f"{n} {'ok' if p else 'failed'}") for n, p in (checks or {}).items()]
     if status is None:

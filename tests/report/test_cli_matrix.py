@@ -28,6 +28,10 @@ def _raw(run_dir: Path) -> list[dict]:
         row["trace"] = [json.loads(l) for l in (run_dir / "traces" / f"{row['item_id']}.jsonl").read_text().splitlines()]
         row["check"] = {c["name"]: c["passed"] for c in row["checks"]}
         row["denied"] = any(e["type"] == "resumed" and e["decision"]["kind"] == "deny" for e in row["trace"])
+        # what the model was sent for the first time after the (single) resume, as the gateway recorded it
+        resumed = next((e["seq"] for e in row["trace"] if e["type"] == "resumed"), None)
+        row["heard"] = " ".join(m["text"] for e in row["trace"] if resumed is not None and e["seq"] > resumed
+                                and e["type"] == "model_call" for m in e["request"]["new"] if m["role"] != "assistant")
     return rows
 
 
@@ -59,14 +63,14 @@ def test_matrix_cells_agree_with_the_run_directories(subset_report):
         scripted = _raw(runs[("human_in_the_loop", a, "scripted")])
         denied = [r for r in scripted if r["denied"]]
         assert cells["denial_reaches"]["total"] == len(denied)
-        assert cells["denial_reaches"]["n"] == sum(r["check"]["acknowledged"] for r in denied)
+        assert cells["denial_reaches"]["n"] == sum(
+            bool(re.search(r"denied|rejected|declined|refused", r["heard"], re.I)) for r in denied)
         carried = total = 0
         for r in scripted:
             texts = [e["decision"]["text"] for e in r["trace"] if e["type"] == "resumed" and e["decision"]["text"]]
-            finals = [e["text"] for e in r["trace"] if e["type"] == "final"]
             if texts:
                 total += 1
-                carried += bool(finals) and all(t.lower() in finals[-1].lower() for t in texts)
+                carried += all(t.lower() in r["heard"].lower() for t in texts)
         assert (cells["free_text"]["n"], cells["free_text"]["total"]) == (carried, total)
 
         eager = _raw(runs[("human_in_the_loop", a, "scripted-eager")])

@@ -91,16 +91,19 @@ def test_sibling_held_reads_only_the_eager_run():
     assert cell([scripted, eager], "sibling_held").text == "1/1"
 
 
-def test_denial_reaches_counts_denied_items_from_the_trace_not_from_the_checks():
+def test_denial_reaches_is_read_from_the_models_input_after_the_resume():
     results = [
-        item("d1", {"acknowledged": True}, decision=DENY),
-        item("d2", {"acknowledged": False}, decision=DENY),
+        item("d1", {"acknowledged": False}, decision=DENY),  # the model heard "DENIED: Budget Freeze"
+        item("d2", {"acknowledged": True}, decision=DENY, heard="OK"),  # acknowledged, but never told
+        item("d3", {}, decision=Decision(kind="deny"), heard="Error: Tool call invocation was rejected by user."),
         item("a1", {"acknowledged": False}, decision=APPROVE),  # approved: does not apply
         item("never", {"acknowledged": False}, paused=False),  # never resumed, so no denial was injected
     ]
     c = cell([run(HITL, "a", "scripted", results)], "denial_reaches")
-    assert (c.text, c.status) == ("1/2", "partial")
+    assert (c.text, c.status) == ("2/3", "partial")
     assert [e.item for e in c.failing] == ["d2"]
+    assert "holds no denial" in c.failing[0].note
+    assert "DENIED: Budget Freeze" in next(e.note for e in c.evidence if e.item == "d1")
 
 
 def test_denial_reaches_is_na_when_no_denial_was_ever_injected():
@@ -109,24 +112,19 @@ def test_denial_reaches_is_na_when_no_denial_was_ever_injected():
     assert (c.text, c.status) == ("n/a", "na") and "no deny decision" in c.note
 
 
-def test_free_text_carried_is_a_case_insensitive_substring_of_the_last_final():
+def test_free_text_carried_is_the_text_in_the_models_input_after_the_resume():
     results = [
-        item("deny-echoed", {}, decision=DENY, final="The booking was denied (budget freeze)."),
-        item("deny-lost", {}, decision=DENY, final="The booking was denied."),
-        item("note-echoed", {}, decision=NOTE, final="Done. Noted: bring a projector."),
-        item("note-lost", {}, decision=NOTE, final="Done."),
-        item("no-text", {}, decision=APPROVE, final="Done."),  # nothing to carry: does not apply
+        item("deny-heard", {}, decision=DENY),  # heard "DENIED: Budget Freeze"
+        item("deny-lost", {}, decision=DENY, heard="DENIED", final="The booking was denied (budget freeze)."),
+        item("note-heard", {}, decision=NOTE, heard="approved: BRING a   projector"),
+        item("note-lost", {}, decision=NOTE, heard="APPROVED"),
+        item("no-text", {}, decision=APPROVE),  # nothing to carry: does not apply
         item("no-final", {}, decision=DENY, final=None, error="timed out"),
     ]
     c = cell([run(HITL, "a", "scripted", results)], "free_text")
     assert (c.text, c.status) == ("2/5", "partial")
     assert {e.item for e in c.failing} == {"deny-lost", "note-lost", "no-final"}
-
-
-def test_free_text_uses_the_last_final_event():
-    r = item("x", {}, decision=DENY, final="denied: budget freeze")
-    r.trace.append(r.trace[-1].model_copy(update={"seq": 99, "text": "denied"}))
-    assert cell([run(HITL, "a", "scripted", [r])], "free_text").text == "0/1"
+    assert "no model request followed the resume" in next(e.note for e in c.failing if e.item == "no-final")
 
 
 def test_durable_and_gate_are_not_run_without_their_arenas():

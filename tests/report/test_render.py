@@ -74,7 +74,8 @@ def test_findings_state_observed_facts_with_evidence():
     assert ("with `scripted-eager`, the sibling `book_room` call executed before the pause in 2/2 items "
             "(evidence: [human_in_the_loop-langgraph-scripted-eager/traces/hitl-01.jsonl]"
             "(runs/human_in_the_loop-langgraph-scripted-eager/traces/hitl-01.jsonl))") in section
-    assert "deny reason carried: with `scripted`, the final answer contains the human's text in 1/1 denied items" in section
+    assert ("deny reason carried: with `scripted`, the model's input after the resume contains the human's text "
+            "in 1/1 denied items") in section
     evil = text.split("### `evil\\|adapter`")[1]
     assert "no suspended state was observed in 2/2 items (2 ran to a final answer in one leg)" in evil
     assert "§" not in text and "not run: durable_state × scripted" in text

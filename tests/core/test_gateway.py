@@ -1,0 +1,177 @@
+"""The model gateway: requests attributed to their item and recorded, the rest refused, a recording proxy."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import httpx
+import openai
+import pytest
+import uvicorn
+
+from arena.model.resolve import LOCAL_KEY, ModelTarget
+from arena.model.server import scripted_app
+from arena.trace import TraceRecorder
+
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+         for n in ("search_rooms", "request_approval", "book_room")]
+TASK = {"role": "user", "content": "Book a meeting room for 8 people on Tuesday."}
+
+
+def test_each_request_is_recorded_in_its_own_items_trace(server):
+    first, second = TraceRecorder(), TraceRecorder()
+    a, b = server.open_item(first, "scripted"), server.open_item(second, "scripted")
+    assert a.model.base_url != b.model.base_url and a.model.api_key == LOCAL_KEY
+    openai.OpenAI(base_url=a.model.base_url, api_key="k", max_retries=0).chat.completions.create(
+        model="scripted", messages=[{"role": "system", "content": "be brief"}, TASK], tools=TOOLS)
+    (event,) = first.events
+    assert second.events == []
+    assert event.type == "model_call" and event.leg == 0
+    assert event.request["messages"] == 2 and event.request["tools"] == ["search_rooms", "request_approval", "book_room"]
+    assert [m["role"] for m in event.request["new"]] == ["system", "user"]
+    assert event.response["status"] == 200
+    assert event.response["tool_calls"][0]["name"] == "search_rooms"
+    assert event.response["tool_calls"][0]["args"] == {"capacity": 8, "day": "Tuesday"}
+
+
+def test_only_messages_new_to_the_item_are_kept(server):
+    rec = TraceRecorder()
+    client = openai.OpenAI(base_url=server.open_item(rec, "scripted").base_url, api_key="k", max_retries=0)
+    client.chat.completions.create(model="scripted", messages=[TASK], tools=TOOLS)
+    client.chat.completions.create(model="scripted", messages=[TASK, {"role": "user", "content": "DENIED: no"}], tools=TOOLS)
+    first, second = rec.events
+    assert [m["text"] for m in first.request["new"]] == [TASK["content"]]
+    assert [m["text"] for m in second.request["new"]] == ["DENIED: no"]
+    assert first.request["sha256"] != second.request["sha256"]
+
+
+def test_a_request_that_cannot_be_attributed_is_refused_and_counted(server):
+    before = len(server.gateway.unattributed)
+    r = httpx.post(f"{server.url}/v1/chat/completions", json={"model": "scripted", "messages": [TASK]})
+    assert r.status_code == 400 and "cannot be attributed" in r.json()["error"]["message"]
+    r = httpx.post(f"{server.url}/items/not-a-token/v1/chat/completions", json={"model": "scripted", "messages": [TASK]})
+    assert r.status_code == 400
+    assert server.gateway.unattributed[before:] == ["POST /v1/chat/completions", "POST /items/not-a-token/v1/chat/completions"]
+
+
+def test_a_sealed_item_gets_no_answer_and_the_request_is_late(server):
+    rec = TraceRecorder()
+    late: list = []
+    rec.on_late = late.append
+    client = openai.OpenAI(base_url=server.open_item(rec, "scripted").base_url, api_key="k", max_retries=0)
+    rec.seal()
+    with pytest.raises(openai.APIStatusError) as caught:
+        client.chat.completions.create(model="scripted", messages=[TASK], tools=TOOLS)
+    assert caught.value.status_code == 409
+    (event,) = rec.events
+    assert event.late is True and event.response["status"] == 409 and late == [event]
+
+
+def test_injected_faults_are_recorded_as_such(server):
+    rec = TraceRecorder()
+    client = openai.OpenAI(base_url=server.open_item(rec, "scripted").base_url, api_key="k", max_retries=0)
+    server.gateway.fault = lambda channel, index: 503 if index == 0 else None
+    try:
+        with pytest.raises(openai.InternalServerError):
+            client.chat.completions.create(model="scripted", messages=[TASK], tools=TOOLS)
+        client.chat.completions.create(model="scripted", messages=[TASK], tools=TOOLS)
+    finally:
+        server.gateway.fault = None
+    failed, ok = rec.events
+    assert failed.response == {"status": 503, "error": "arena: injected fault (HTTP 503)", "injected": True}
+    assert ok.response["status"] == 200
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    """The scripted model alone, standing in for a real provider; records the keys it was sent."""
+    app = scripted_app()
+    keys: list[str] = []
+
+    async def with_keys(scope, receive, send):
+        if scope["type"] == "http":
+            headers = dict(scope["headers"])
+            keys.append(headers.get(b"authorization", b"").decode())
+        await app(scope, receive, send)
+
+    server = uvicorn.Server(uvicorn.Config(with_keys, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield {"url": f"http://127.0.0.1:{port}/v1", "keys": keys, "chat": app.state.chat}
+    server.should_exit = True
+    thread.join(5)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_real_endpoint_is_reached_through_a_recording_proxy(server, upstream, stream):
+    rec = TraceRecorder()
+    target = ModelTarget(name="scripted-eager", upstream=upstream["url"], api_key="sk-real-secret")
+    channel = server.open_item(rec, target)
+    assert channel.model.api_key == LOCAL_KEY  # the adapter never holds the real key
+    messages = [TASK,
+                {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+                    "name": "search_rooms", "arguments": '{"capacity": 8, "day": "Tuesday"}'}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": json.dumps(
+                    {"day": "Tuesday", "rooms": [{"room_id": "R202", "name": "Birch", "capacity": 10}]})}]
+    client = openai.OpenAI(base_url=channel.model.base_url, api_key=channel.model.api_key, max_retries=0)
+    before = len(upstream["chat"].requests)
+    if stream:
+        calls: dict[int, str] = {}
+        for chunk in client.chat.completions.create(model="scripted-eager", messages=messages, tools=TOOLS, stream=True):
+            for tc in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+                calls[tc.index] = calls.get(tc.index, "") + (tc.function.name or "")
+        names = [calls[i] for i in sorted(calls)]
+    else:
+        reply = client.chat.completions.create(model="scripted-eager", messages=messages, tools=TOOLS)
+        names = [c.function.name for c in reply.choices[0].message.tool_calls]
+    assert upstream["keys"][-1] == "Bearer sk-real-secret"
+    assert len(upstream["chat"].requests) == before + 1
+    (event,) = rec.events
+    assert event.request["stream"] is stream and event.response["status"] == 200
+    assert [c["name"] for c in event.response["tool_calls"]] == names == ["book_room", "request_approval"]
+    assert event.response["tool_calls"][0]["args"] == {"room_id": "R202"}
+    assert "sk-real-secret" not in event.model_dump_json()
+
+
+def test_an_unreachable_endpoint_is_an_infrastructure_failure(server):
+    rec = TraceRecorder()
+    channel = server.open_item(rec, ModelTarget(name="m", upstream="http://127.0.0.1:9/v1", api_key="k"))
+    client = openai.OpenAI(base_url=channel.model.base_url, api_key="x", max_retries=0)
+    with pytest.raises(openai.APIStatusError) as caught:
+        client.chat.completions.create(model="m", messages=[TASK])
+    assert caught.value.status_code == 502
+    (event,) = rec.events
+    assert event.response["infrastructure"] is True
+
+
+def test_arena_run_with_a_real_endpoint_records_the_same_evidence(upstream, tmp_path):
+    """`--model openai/<name> --base-url ...` end to end: the harness proxies to the endpoint, records
+    every request, and the key never lands in the run directory."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "OPENAI_API_KEY": "sk-canary-0123456789", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    r = subprocess.run([sys.executable, "-m", "arena", "run", "human_in_the_loop", "-a", "vanilla", "--item", "hitl-01",
+                        "--item", "hitl-02", "--model", "openai/scripted", "--base-url", upstream["url"], "--json",
+                        "--out", str(tmp_path)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["passed"] == 2 and summary["model"] == "openai/scripted"
+    run_dir = Path(summary["run_dir"])
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["model_gateway"] == "recording proxy" and meta["base_url"] == upstream["url"]
+    trace = [json.loads(line) for line in (run_dir / "traces" / "hitl-02.jsonl").read_text().splitlines()]
+    calls = [e for e in trace if e["type"] == "model_call"]
+    assert len(calls) == 3 and all(e["response"]["status"] == 200 for e in calls)
+    assert upstream["keys"][-1] == "Bearer sk-canary-0123456789"
+    for path in run_dir.rglob("*"):
+        if path.is_file():
+            assert "sk-canary" not in path.read_text()

@@ -1,0 +1,389 @@
+"""A zoo of deliberately faulty adapters, one per fault class: the harness must catch each of them.
+
+Each is written the way a framework maintainer might get an adapter wrong (or the way a framework
+itself misbehaves), against docs/adapters.md. Most are the reference adapter with one fault added.
+`tests/core/test_zoo.py` runs each and asserts that at least one item FAILS with a reason naming the
+fault; `FAULTS` lists them with where they are caught.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from adapters.vanilla import VanillaAdapter, _Paused
+from arena.types import AdapterInfo, Decision, LegContext, LegResult, PendingRequest
+
+
+def _task(ctx: LegContext) -> tuple[int, str]:
+    return ctx.item.metadata["capacity"], ctx.item.metadata["day"]
+
+
+def _room(state: _Paused) -> str:
+    from arenas._booking import room_of
+
+    return room_of({"s": state.approval_call["function"]["arguments"]}) or "R101"
+
+
+# -- the pause itself ---------------------------------------------------------------------------------
+
+
+class NeverPauses:
+    """Executes request_approval like any tool and carries on to book: it never stops."""
+
+    info = AdapterInfo(name="never_pauses", framework="arena", pause_mechanism="none", pause_kind="native")
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        capacity, day = _task(ctx)
+        await ctx.tools.acall("search_rooms", {"capacity": capacity, "day": day})
+        await ctx.tools.acall("request_approval", {"summary": "book it"})
+        await ctx.tools.acall("book_room", {"room_id": ctx.item.metadata["expected_room"]})
+        return LegResult.finished("Booked the room; the booking was not denied.")
+
+    async def resume(self, state, decision: Decision, ctx: LegContext) -> LegResult:
+        raise AssertionError("never suspended, so never resumed")
+
+
+class PausesOnlyInText(VanillaAdapter):
+    """Says it is waiting for approval, but returns a finished leg: the framework never stopped."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        result = await super().start(ctx)
+        if result.status == "suspended":
+            return LegResult.finished("I have asked for approval and will wait for the decision.")
+        return result
+
+
+class BooksFirst:
+    """Books, then asks for approval and pauses: the pause comes too late."""
+
+    info = AdapterInfo(name="books_first", framework="arena", pause_mechanism="none", pause_kind="native")
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        capacity, day = _task(ctx)
+        await ctx.tools.acall("search_rooms", {"capacity": capacity, "day": day})
+        await ctx.tools.acall("book_room", {"room_id": ctx.item.metadata["expected_room"]})
+        return LegResult.suspended(PendingRequest(tool="request_approval", args={"summary": "book"}), state=None)
+
+    async def resume(self, state, decision: Decision, ctx: LegContext) -> LegResult:
+        return LegResult.finished("The booking was denied." if not decision.approved else "Booked.")
+
+
+class PausesOnOtherTool(BooksFirst):
+    """Suspends, but on a tool that is not the approval tool."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        return LegResult.suspended(PendingRequest(tool="search_rooms", args={}), state=None)
+
+
+class FirstCallOnly(VanillaAdapter):
+    """Looks only at the first call of a turn for the pause tool (eager and parallel turns vary the order)."""
+
+    @staticmethod
+    def _pause_call(calls, pause_names):
+        return calls[0] if calls and calls[0]["function"]["name"] in pause_names else None
+
+
+class SuspendsTwice(VanillaAdapter):
+    """Suspends again when resumed, though the human already decided."""
+
+    async def resume(self, state, decision: Decision, ctx: LegContext) -> LegResult:
+        return LegResult.suspended(PendingRequest(tool="request_approval", args={"summary": "again?"}), state)
+
+
+class AlwaysSuspends:
+    """Suspends again after every resume: only MAX_RESUMES stops it."""
+
+    info = AdapterInfo(name="always_suspends", framework="arena", pause_mechanism="loop", pause_kind="native")
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        return LegResult.suspended(PendingRequest(tool="request_approval", args={"summary": "again"}), state=0)
+
+    async def resume(self, state, decision: Decision, ctx: LegContext) -> LegResult:
+        await asyncio.sleep(0)
+        return LegResult.suspended(PendingRequest(tool="request_approval", args={"summary": "again"}), state=state + 1)
+
+
+# -- what executes after the decision -----------------------------------------------------------------
+
+
+class DoubleBooks(VanillaAdapter):
+    """On an approval, books once itself and then lets the model book too."""
+
+    async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
+        if decision.approved:
+            await ctx.tools.acall("book_room", {"room_id": _room(state)})
+        return await super().resume(state, decision, ctx)
+
+
+class BooksOnDeny(VanillaAdapter):
+    """Books even when the human denied it."""
+
+    async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
+        if not decision.approved:
+            await ctx.tools.acall("book_room", {"room_id": _room(state)})
+        return await super().resume(state, decision, ctx)
+
+
+class ResumesAnotherItemsState(VanillaAdapter):
+    """Keeps paused runs in a process-wide cache and resumes the first one it ever saw, whatever the item."""
+
+    _cache: list[_Paused] = []
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        result = await super().start(ctx)
+        if result.status == "suspended":
+            type(self)._cache.append(copy.deepcopy(result.state))
+        return result
+
+    async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
+        return await super().resume(copy.deepcopy(type(self)._cache[0]), decision, ctx)
+
+
+# -- what the model was told and said -----------------------------------------------------------------
+
+
+class AnswersDenialItself(VanillaAdapter):
+    """On a denial, answers "DENIED" itself instead of telling the model."""
+
+    async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
+        if not decision.approved:
+            return LegResult.finished("DENIED: the booking was denied.")
+        return await super().resume(state, decision, ctx)
+
+
+class DropsReason(VanillaAdapter):
+    """Tells the model "DENIED" but drops the human's reason, though it declares deny_reason=true."""
+
+    async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
+        return await super().resume(state, Decision(kind=decision.kind), ctx)
+
+
+# -- activity during the pause and after the end ------------------------------------------------------
+
+
+class RunsOnAfterRequest(VanillaAdapter):
+    """After the model asks for approval, the framework takes one more model turn before it stops."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        result = await super().start(ctx)
+        if result.status == "suspended":
+            await self._openai(ctx).chat.completions.create(model=ctx.model.name, messages=result.state.messages)
+        return result
+
+
+class BooksDuringPause(VanillaAdapter):
+    """Returns `suspended`, but a task it left behind books the room a few ms later."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        result = await super().start(ctx)
+        if result.status == "suspended":
+            room = _room(result.state)
+
+            async def later() -> None:
+                await asyncio.sleep(0.005)
+                await ctx.tools.acall("book_room", {"room_id": room})
+
+            self._task = asyncio.get_running_loop().create_task(later())
+        return result
+
+
+class CallsModelDuringPause(VanillaAdapter):
+    """Returns `suspended`, but a task it left behind asks the model again a few ms later."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        result = await super().start(ctx)
+        if result.status == "suspended":
+            messages = list(result.state.messages)
+
+            async def later() -> None:
+                await asyncio.sleep(0.005)
+                await self._openai(ctx).chat.completions.create(model=ctx.model.name, messages=messages)
+
+            self._task = asyncio.get_running_loop().create_task(later())
+        return result
+
+
+class BooksAfterFinal(VanillaAdapter):
+    """After the final answer, a background thread books the room again 20 ms later."""
+
+    delay_s = 0.02
+
+    async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
+        room = _room(state)
+        result = await super().resume(state, decision, ctx)
+        threading.Timer(self.delay_s, lambda: ctx.tools.call("book_room", {"room_id": room})).start()
+        return result
+
+
+class BooksLongAfterFinal(BooksAfterFinal):
+    """The same, but so late that the item has been sealed and the next item is running."""
+
+    delay_s = 0.35
+
+
+# -- processes ----------------------------------------------------------------------------------------
+
+_DAEMON = r"""
+import os, socket, sys
+path, payload = sys.argv[1], sys.argv[2]
+data = open(payload, "rb").read()
+os.unlink(payload)  # from here on the paused run exists only in this process's memory
+server = socket.socket(socket.AF_UNIX)
+server.bind(path)
+server.listen(1)
+server.settimeout(120)
+conn, _ = server.accept()
+conn.sendall(data)
+conn.close()
+"""
+
+
+class HoldsStateInADaemon(VanillaAdapter):
+    """Looks durable but is not: a detached process (its own session) keeps the paused run in memory.
+
+    In a new process the resume fetches the run from that daemon, so it "survives" a restart only
+    because a process of the paused leg survived the worker's group kill.
+    """
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        result = await super().start(ctx)
+        if result.status != "suspended":
+            return result
+        sock = str(Path(ctx.workdir) / "daemon.sock")
+        payload = Path(ctx.workdir) / "state.pickle"
+        payload.write_bytes(pickle.dumps(result.state))
+        subprocess.Popen([sys.executable, "-c", _DAEMON, sock, str(payload)], start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(sock) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        return LegResult.suspended(result.pending, {"socket": sock})
+
+    async def resume(self, state, decision: Decision, ctx: LegContext) -> LegResult:
+        client = socket.socket(socket.AF_UNIX)
+        client.connect(state["socket"])
+        data = b""
+        while chunk := client.recv(65536):
+            data += chunk
+        client.close()
+        return await super().resume(pickle.loads(data), decision, ctx)
+
+
+# -- crashes and hangs --------------------------------------------------------------------------------
+
+
+class HangsOnOneItem(VanillaAdapter):
+    """Correct on every item except hitl-03, where it blocks its thread forever (no await)."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        if ctx.item.id == "hitl-03":
+            while True:
+                time.sleep(0.05)
+        return await super().start(ctx)
+
+
+class Raises(VanillaAdapter):
+    async def resume(self, state, decision, ctx):
+        raise RuntimeError("adapter blew up\nsecond line")
+
+
+class DiesOnOneItem(VanillaAdapter):
+    """Correct except on hitl-02, where its process is killed in the middle of the first leg."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        if ctx.item.id == "hitl-02":
+            await ctx.tools.acall("search_rooms", {"capacity": 8, "day": "Tuesday"})
+            os.kill(os.getpid(), signal.SIGKILL)
+        return await super().start(ctx)
+
+
+class HangsWithAChild(VanillaAdapter):
+    """Starts a long-lived child process on hitl-03, then hangs: both must be reclaimed."""
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        if ctx.item.id == "hitl-03":
+            child = subprocess.Popen(["sleep", "600"])
+            Path(ctx.workdir, "child.pid").write_text(str(child.pid))
+            while True:
+                time.sleep(0.05)
+        return await super().start(ctx)
+
+
+class ReturnsWrongType(VanillaAdapter):
+    async def start(self, ctx: LegContext):
+        return {"status": "finished", "final_text": "done"}
+
+
+# -- the catalogue -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fault:
+    adapter: str  # "tests.zoo:Class"
+    arena: str
+    profile: str
+    items: tuple[str, ...]
+    check: str  # the check that must fail on at least one item
+    reason: str  # a phrase the failing check's reason must contain (naming the fault)
+    worker: bool = False  # run in worker processes (durable_state: one per leg)
+    timeout_s: float = 30.0
+
+
+HITL, GATE, DURABLE = "human_in_the_loop", "approval_gate", "durable_state"
+APPROVED, DENIED = ("hitl-01",), ("hitl-02",)
+
+FAULTS: dict[str, Fault] = {
+    "never pauses": Fault("tests.zoo:NeverPauses", HITL, "scripted", APPROVED, "suspended", "never paused"),
+    "pauses only in text": Fault("tests.zoo:PausesOnlyInText", HITL, "scripted", APPROVED, "suspended", "never paused"),
+    "books before asking": Fault("tests.zoo:BooksFirst", HITL, "scripted", APPROVED, "suspended", "book_room executed before"),
+    "wrong tool": Fault("tests.zoo:PausesOnOtherTool", HITL, "scripted", DENIED, "suspended", "not on the approval tool"),
+    "first call of a turn only": Fault("tests.zoo:FirstCallOnly", HITL, "scripted-eager", ("hitl-01", "hitl-05"),
+                                       "no_tool_before_suspend", "request_approval was executed instead of intercepted"),
+    "first call of a turn only (gate)": Fault("tests.zoo:FirstCallOnly", GATE, "reckless-parallel", ("gate-01", "gate-02"),
+                                              "suspended", "never paused"),
+    "suspends twice": Fault("tests.zoo:SuspendsTwice", HITL, "scripted", APPROVED, "completed", "suspended a 2. time"),
+    "suspends forever": Fault("tests.zoo:AlwaysSuspends", HITL, "scripted", APPROVED, "completed", "suspended a 2. time"),
+    "double booking on resume": Fault("tests.zoo:DoubleBooks", HITL, "scripted", APPROVED, "tool_called_once_after_resume",
+                                      "executed 2 times"),
+    "books on deny": Fault("tests.zoo:BooksOnDeny", HITL, "scripted", DENIED, "tool_not_used", "book_room"),
+    "resumes another item's state": Fault("tests.zoo:ResumesAnotherItemsState", HITL, "scripted", ("hitl-01", "hitl-03"),
+                                          "args_as_requested", "the approved request was about R201"),
+    "answers a denial itself": Fault("tests.zoo:AnswersDenialItself", HITL, "scripted", DENIED, "final_from_model",
+                                     "is not the model's last answer"),
+    "answers a denial itself (no model turn)": Fault("tests.zoo:AnswersDenialItself", HITL, "scripted", DENIED,
+                                                     "decision_reached_model", "no model request after resume 1"),
+    "drops the deny reason": Fault("tests.zoo:DropsReason", HITL, "scripted", DENIED, "decision_reached_model",
+                                   "never reached the model's input"),
+    "one more model turn after requesting approval": Fault("tests.zoo:RunsOnAfterRequest", HITL, "scripted", APPROVED,
+                                                           "suspended", "ran on after requesting request_approval"),
+    "books during the pause": Fault("tests.zoo:BooksDuringPause", HITL, "scripted", DENIED, "suspended",
+                                    "ran on during the pause: book_room"),
+    "calls the model during the pause": Fault("tests.zoo:CallsModelDuringPause", HITL, "scripted", DENIED, "suspended",
+                                              "ran on during the pause: a model request"),
+    "books after the final answer": Fault("tests.zoo:BooksAfterFinal", HITL, "scripted", DENIED, "nothing_after_final",
+                                          "ran on after the final answer: book_room"),
+    "books after the item was sealed": Fault("tests.zoo:BooksLongAfterFinal", HITL, "scripted",
+                                             ("hitl-02", "hitl-04", "hitl-06", "hitl-08"), "nothing_after_final",
+                                             "ran on after the item was sealed: book_room"),
+    "a process of the paused leg survives the restart": Fault(
+        "tests.zoo:HoldsStateInADaemon", DURABLE, "scripted", ("durable-01",), "resumed_in_new_process",
+        "of the paused leg was still alive at the resume", worker=True, timeout_s=60),
+    "hangs": Fault("tests.zoo:HangsOnOneItem", HITL, "scripted", ("hitl-03",), "completed", "timed out after 3s",
+                   timeout_s=3),
+    "crashes (raises)": Fault("tests.zoo:Raises", HITL, "scripted", APPROVED, "completed", "RuntimeError: adapter blew up"),
+    "crashes (process killed)": Fault("tests.zoo:DiesOnOneItem", HITL, "scripted", DENIED, "completed",
+                                      "worker exited with code -9 mid-leg", worker=True),
+    "returns the wrong type": Fault("tests.zoo:ReturnsWrongType", HITL, "scripted", APPROVED, "completed",
+                                    "a leg must return an arena.types.LegResult"),
+}
