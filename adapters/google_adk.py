@@ -60,6 +60,7 @@ import uuid
 import warnings
 from typing import Any
 
+from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
     Capabilities,
@@ -274,6 +275,8 @@ class _ADKBase(ABC):
                 tools.append(self._approval_tool(spec))
             elif spec.requires_approval:
                 tools.append(_gated_tool(spec, ctx))
+            elif spec.body_pause:
+                tools.append(_body_tool(spec, ctx))
             else:
                 tools.append(adk["HarnessTool"](spec, ctx))
         # max_retries=0: LiteLLM's openai client retries twice by default; no adapter's client retries
@@ -314,13 +317,16 @@ class _ADKBase(ABC):
         """(call to answer, the request it stands for) for each pause call on this event."""
         approval = next((s.name for s in ctx.tools.specs if s.kind is ToolKind.approval), None)
         out = self._lro_pauses(event, approval)
-        confirmed = self._confirmed_tools(ctx)
+        confirmed = self._confirmed_tools(ctx) | {s.name for s in ctx.body_pause_tools}
         ids = event.long_running_tool_ids or set()
         for fc in event.get_function_calls():
             if fc.id in ids and fc.name == CONFIRMATION_CALL:
                 original = (fc.args or {}).get("originalFunctionCall") or {}
                 if original.get("name") in confirmed:
                     args = dict(original.get("args") or {})
+                    shown = ((fc.args or {}).get("toolConfirmation") or {}).get("payload")
+                    if isinstance(shown, dict) and "amount" in shown:  # what a paused tool body will charge
+                        args["amount"] = shown["amount"]
                     out.append((fc, PendingRequest(tool=original["name"], args=args, call_id=original.get("id"))))
         return out
 
@@ -352,6 +358,31 @@ class _ADKBase(ABC):
         return LegResult.errored("the run ended with neither a final answer nor a pending approval")
 
 
+def _body_tool(spec: ToolSpec, ctx: LegContext) -> Any:
+    """A tool whose body pauses: prepare, then `tool_context.request_confirmation(payload=amount)`.
+
+    ADK pauses on the confirmation request and, once it is answered, runs the tool again from its
+    first line with `tool_context.tool_confirmation` set: commit if confirmed, abort if not.
+    """
+    adk = _adk()
+
+    async def run(tool_context: Any, args: dict[str, Any]) -> Any:
+        prepared = await bodypause.prepare(ctx.tools, spec, args)
+        if not bodypause.ready(prepared):
+            return bodypause.refused(prepared)
+        confirmation = tool_context.tool_confirmation
+        if confirmation is None:
+            tool_context.request_confirmation(hint=f"Approve charging ${prepared.get('amount')}",
+                                              payload={"amount": prepared.get("amount")})
+            return {"status": "awaiting the traveller's confirmation"}
+        text = confirmation.payload if isinstance(confirmation.payload, str) else ""
+        decision = Decision(kind=DecisionKind.approve) if confirmation.confirmed else Decision(
+            kind=DecisionKind.deny, text=text.removeprefix("DENIED").lstrip(": "))
+        return await bodypause.finish(ctx.tools, spec, prepared, decision)
+
+    return adk["SpecFunctionTool"](_spec_function(spec, run, adk["ToolContext"]))
+
+
 def _gated_tool(spec: ToolSpec, ctx: LegContext) -> Any:
     """A gated harness tool: ADK asks for confirmation first, and runs the harness call only if confirmed."""
     adk = _adk()
@@ -372,6 +403,11 @@ TOOL_GATE_NOTES = (
 )
 
 
+BODY_PAUSE_MECHANISM = (
+    "tool_context.request_confirmation(payload=amount) inside the tool's body after its prepare step "
+    "(adk_request_confirmation, resumable App); answered with a ToolConfirmation: ADK runs the tool again from "
+    "its first line with tool_context.tool_confirmation set"
+)
 GATE_CAPABILITIES = Capabilities(deny_reason=False, approve_note=False, free_text=False, notes=TOOL_GATE_NOTES)
 
 
@@ -388,6 +424,8 @@ class GoogleADKAdapter(_ADKBase):
         tool_gate="native",
         tool_gate_mechanism=TOOL_GATE_MECHANISM,
         gate_capabilities=GATE_CAPABILITIES,
+        body_pause="native",
+        body_pause_mechanism=BODY_PAUSE_MECHANISM,
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,
@@ -441,6 +479,8 @@ class GoogleADKConfirmAdapter(_ADKBase):
         tool_gate="native",
         tool_gate_mechanism=TOOL_GATE_MECHANISM,
         gate_capabilities=GATE_CAPABILITIES,
+        body_pause="native",
+        body_pause_mechanism=BODY_PAUSE_MECHANISM,
         capabilities=Capabilities(
             deny_reason=False,
             approve_note=True,

@@ -32,6 +32,7 @@ import os
 import uuid
 from typing import Any
 
+from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
     Capabilities,
@@ -66,6 +67,11 @@ class LangGraphAdapter:
         gate_capabilities=Capabilities(
             deny_reason=True, approve_note=False, free_text=False,
             notes="the middleware's reject message becomes the held call's tool result; approve has no message",
+        ),
+        body_pause="native",
+        body_pause_mechanism=(
+            "langgraph.types.interrupt() inside the tool's body after its prepare step; resumed with "
+            "Command(resume=decision): LangGraph runs the tool again from its first line"
         ),
         capabilities=Capabilities(
             deny_reason=True,
@@ -172,7 +178,9 @@ def _build_agent(ctx: LegContext, checkpointer: Any, http: Any) -> Any:
         http_async_client=http,
     )
     tools = [
-        _approval_tool(spec) if spec.kind is ToolKind.approval else _harness_tool(spec, ctx) for spec in ctx.tools.specs
+        _approval_tool(spec) if spec.kind is ToolKind.approval
+        else _body_tool(spec, ctx) if spec.body_pause else _harness_tool(spec, ctx)
+        for spec in ctx.tools.specs
     ]
     middleware = []
     if ctx.gated_tools:
@@ -193,6 +201,28 @@ def _harness_tool(spec: ToolSpec, ctx: LegContext) -> Any:
         return await ctx.tools.acall(spec.name, kwargs)
 
     return StructuredTool(name=spec.name, description=spec.description, args_schema=spec.parameters, coroutine=run)
+
+
+def _body_tool(spec: ToolSpec, ctx: LegContext) -> Any:
+    """A tool whose body pauses: prepare, `interrupt()` with what it will charge, then commit or abort.
+
+    On resume LangGraph runs the tool again from its first line; `interrupt()` then returns the resume
+    value at once. Whatever ran before it (the prepare step) runs again: the tool log shows it.
+    """
+    from langchain_core.tools import StructuredTool
+    from langgraph.prebuilt import ToolRuntime
+    from langgraph.types import interrupt
+
+    async def body(runtime: Any, **kwargs: Any) -> str:
+        prepared = await bodypause.prepare(ctx.tools, spec, kwargs)
+        if not bodypause.ready(prepared):
+            return bodypause.refused(prepared)
+        shown = bodypause.pending(spec, kwargs, prepared, runtime.tool_call_id)
+        answer = interrupt({"tool": shown.tool, "args": shown.args, "call_id": shown.call_id})
+        return await bodypause.finish(ctx.tools, spec, prepared, Decision.model_validate(answer))
+
+    body.__annotations__ = {"runtime": ToolRuntime, "kwargs": Any, "return": str}
+    return StructuredTool(name=spec.name, description=spec.description, args_schema=spec.parameters, coroutine=body)
 
 
 def _approval_tool(spec: ToolSpec) -> Any:

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
     Capabilities,
@@ -84,6 +85,12 @@ class PydanticAIAdapter:
             deny_reason=True, approve_note=False, free_text=False,
             notes="ToolDenied.message is the held call's result; ToolApproved has no note field",
         ),
+        body_pause="native",
+        body_pause_mechanism=(
+            "the tool prepares, then raises ApprovalRequired(metadata=...) unless RunContext.tool_call_approved; "
+            "resumed with DeferredToolResults(approvals={id: True | ToolDenied}): pydantic-ai calls the function "
+            "again from the top once approved (a denial never calls it again)"
+        ),
         capabilities=Capabilities(
             deny_reason=True,
             approve_note=True,
@@ -112,9 +119,24 @@ class PydanticAIAdapter:
     def _build(self, ctx: LegContext) -> Any:
         if self._agent is not None:
             return self._agent
-        from pydantic_ai import Agent, CallDeferred, DeferredToolRequests, Tool
+        from pydantic_ai import Agent, ApprovalRequired, CallDeferred, DeferredToolRequests, RunContext, Tool
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.providers.openai import OpenAIProvider
+
+        def body_tool(spec: ToolSpec) -> Any:
+            """A tool whose body pauses: prepare, then `ApprovalRequired` until the call is approved; pydantic-ai
+            calls the function again (from the top) once a run is given the approval, which then commits."""
+
+            async def body(run: RunContext, **kwargs: Any) -> str:
+                prepared = await bodypause.prepare(ctx.tools, spec, kwargs)
+                if not bodypause.ready(prepared):
+                    return bodypause.refused(prepared)
+                if not run.tool_call_approved:
+                    raise ApprovalRequired(metadata={"amount": prepared.get("amount")})
+                return await bodypause.finish(ctx.tools, spec, prepared, Decision(kind="approve"))
+
+            return Tool.from_schema(body, name=spec.name, description=spec.description, json_schema=spec.parameters,
+                                    takes_ctx=True)
 
         def harness_tool(spec: ToolSpec) -> Any:
             if spec.kind is ToolKind.approval:
@@ -125,6 +147,8 @@ class PydanticAIAdapter:
                     raise CallDeferred(kind="question")
 
                 function = defer
+            elif spec.body_pause:
+                return body_tool(spec)
             else:
 
                 async def execute(**kwargs: Any) -> str:
@@ -188,7 +212,8 @@ class PydanticAIAdapter:
         approval_tools = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval}
         gated = set(ctx.gated_tools)
         questions = [c for c in output.calls if c.tool_name in approval_tools and output.kind(c.tool_call_id) == "question"]
-        approvals = [c for c in output.approvals if c.tool_name in gated]
+        bodies = {s.name for s in ctx.body_pause_tools}
+        approvals = [c for c in output.approvals if c.tool_name in gated or c.tool_name in bodies]
         unexpected = [c.tool_name for c in [*output.calls, *output.approvals] if c not in questions and c not in approvals]
         if unexpected or len(questions) + len(approvals) != 1:
             # Only request_approval (a question) or one gated call (an approval) defers per turn; anything
@@ -199,5 +224,9 @@ class PydanticAIAdapter:
         kind = output.kind(call.tool_call_id)  # 'question' or 'approval'
         # Plain JSON text, so the state can cross a process boundary (durable_state).
         state = {"messages": result.all_messages_json().decode(), "call_id": call.tool_call_id, "kind": kind}
-        pending = PendingRequest(tool=call.tool_name, args=call.args_as_dict(), call_id=call.tool_call_id)
+        args = call.args_as_dict()
+        shown = (output.metadata or {}).get(call.tool_call_id) or {}
+        if call.tool_name in bodies and "amount" in shown:  # what the paused body will charge
+            args = {**args, "amount": shown["amount"]}
+        pending = PendingRequest(tool=call.tool_name, args=args, call_id=call.tool_call_id)
         return LegResult.suspended(pending, state)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.tools import body as bodypause
 from arena.tools.box import parse_args
 from arena.types import AdapterInfo, Capabilities, Decision, LegContext, LegResult, PendingRequest, ToolKind
 
@@ -24,6 +25,7 @@ class _Paused:
     messages: list[dict[str, Any]]
     approval_call: dict[str, Any]
     held: list[dict[str, Any]] = field(default_factory=list)
+    prepared: dict[str, Any] | None = None  # a body-pausing tool's prepared step, when it paused in its body
 
 
 class VanillaAdapter:
@@ -34,6 +36,9 @@ class VanillaAdapter:
         pause_kind="emulated",
         tool_gate="emulated",
         tool_gate_mechanism="calls to gated tools held by the loop; transcript carried across legs",
+        body_pause="emulated",
+        body_pause_mechanism="the loop runs a body-pausing tool's prepare step, returns suspended with it, and "
+                             "on resume runs commit (approved) or abort (denied); nothing runs twice",
         gate_capabilities=Capabilities(
             deny_reason=True, approve_note=False, free_text=False,
             notes="a denial's text is the held call's result; an approved call's result is the tool's own",
@@ -62,7 +67,10 @@ class VanillaAdapter:
         messages = state.messages
         paused = state.approval_call
         name = paused["function"]["name"]
-        if name in ctx.gated_tools:  # a gated tool: approval lets it execute, a denial is its result
+        body = next((s for s in ctx.body_pause_tools if s.name == name), None)
+        if body is not None and state.prepared is not None:  # paused inside the tool's body: finish it
+            result = await bodypause.finish(ctx.tools, body, state.prepared, decision)
+        elif name in ctx.gated_tools:  # a gated tool: approval lets it execute, a denial is its result
             if decision.approved:
                 result = await ctx.tools.acall(name, parse_args(paused["function"]["arguments"]))
             else:
@@ -85,7 +93,8 @@ class VanillaAdapter:
 
     async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext) -> LegResult:
         client = self._openai(ctx)
-        pause_names = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval}
+        pause_names = {s.name for s in ctx.tools.specs
+                       if s.kind is ToolKind.approval or s.requires_approval or s.body_pause}
         tools = [
             {"type": "function", "function": {"name": s.name, "description": s.description, "parameters": s.parameters}}
             for s in ctx.tools.specs
@@ -100,12 +109,19 @@ class VanillaAdapter:
             approval = self._pause_call(calls, pause_names)
             if approval is not None:
                 held = [c for c in calls if c is not approval]
-                pending = PendingRequest(
-                    tool=approval["function"]["name"],
-                    args=parse_args(approval["function"]["arguments"]),
-                    call_id=approval["id"],
-                )
-                return LegResult.suspended(pending, _Paused(messages, approval, held))
+                args = parse_args(approval["function"]["arguments"])
+                body = next((s for s in ctx.body_pause_tools if s.name == approval["function"]["name"]), None)
+                if body is not None:  # the tool's body runs up to its pause
+                    prepared = await bodypause.prepare(ctx.tools, body, args)
+                    if bodypause.ready(prepared):
+                        pending = bodypause.pending(body, args, prepared, approval["id"])
+                        return LegResult.suspended(pending, _Paused(messages, approval, held, prepared))
+                    messages.append({"role": "tool", "tool_call_id": approval["id"],
+                                     "content": bodypause.refused(prepared)})
+                    calls = held
+                else:
+                    pending = PendingRequest(tool=approval["function"]["name"], args=args, call_id=approval["id"])
+                    return LegResult.suspended(pending, _Paused(messages, approval, held))
             for call in calls:
                 result = await ctx.tools.acall(call["function"]["name"], parse_args(call["function"]["arguments"]))
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})

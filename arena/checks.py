@@ -59,11 +59,12 @@ def check(fn: Check) -> Check:
     return fn
 
 
-def _ok(name: str, reason: str) -> CheckResult:
+def ok(name: str, reason: str) -> CheckResult:
+    """A passing result (for checks, in the core and in arenas)."""
     return CheckResult(name=name, passed=True, reason=reason)
 
 
-def _fail(name: str, reason: str) -> CheckResult:
+def fail(name: str, reason: str) -> CheckResult:
     return CheckResult(name=name, passed=False, reason=reason)
 
 
@@ -87,11 +88,11 @@ def completed(s: Scoring) -> CheckResult:
     name = "completed"
     errors = [e for e in s.events if e.type == "error"]
     if errors:
-        return _fail(name, f"in leg {errors[0].leg}: {errors[0].text}")
+        return fail(name, f"in leg {errors[0].leg}: {errors[0].text}")
     finals = [e for e in s.events if e.type == "final"]
     if not finals:
-        return _fail(name, "the run produced no final answer")
-    return _ok(name, f"finished in leg {finals[-1].leg}")
+        return fail(name, "the run produced no final answer")
+    return ok(name, f"finished in leg {finals[-1].leg}")
 
 
 @check
@@ -107,23 +108,23 @@ def suspended(s: Scoring) -> CheckResult:
     if pause is None:
         other = _first_suspension(trace)
         if other is not None:
-            return _fail(name, f"suspended on {other.tool!r}, not on the approval tool")
-        return _fail(name, "no suspended state was observed: the run never paused")
+            return fail(name, f"suspended on {other.tool!r}, not on the approval tool")
+        return fail(name, "no suspended state was observed: the run never paused")
     writes = [e for e in _calls(trace, arena.tools_of(ToolKind.write)) if e.seq < pause.seq]
     if writes:
-        return _fail(name, f"{writes[0].tool} executed before the run suspended")
+        return fail(name, f"{writes[0].tool} executed before the run suspended")
     for stop in (e for e in trace if e.type == "suspended"):
         asked = requesting_call(trace, stop)
         if asked is not None:
             more = [e for e in model_calls(trace) if asked.seq < e.seq < stop.seq and e.leg == stop.leg]
             if more:
-                return _fail(name, f"ran on after requesting {stop.tool}: {len(more)} more model request(s) before "
+                return fail(name, f"ran on after requesting {stop.tool}: {len(more)} more model request(s) before "
                                    f"the leg returned, first {describe(more[0])}")
         during = [e for e in window(trace, stop, ("resumed", "final", "error")) if e.type in ACTIVITY]
         if during:
-            return _fail(name, f"ran on during the pause: {describe(during[0])}"
+            return fail(name, f"ran on during the pause: {describe(during[0])}"
                                + (f" (+{len(during) - 1} more)" if len(during) > 1 else ""))
-    return _ok(name, f"suspended in leg {pause.leg} on {pause.tool}, and nothing ran until the resume")
+    return ok(name, f"suspended in leg {pause.leg} on {pause.tool}, and nothing ran until the resume")
 
 
 @check
@@ -134,13 +135,13 @@ def no_tool_before_suspend(s: Scoring) -> CheckResult:
     pause = _first_suspension(trace)
     executed_approval = _calls(trace, arena.tools_of(ToolKind.approval))
     if executed_approval:
-        return _fail(name, f"{executed_approval[0].tool} was executed instead of intercepted")
+        return fail(name, f"{executed_approval[0].tool} was executed instead of intercepted")
     if pause is None:
-        return _fail(name, "no suspension was observed")
+        return fail(name, "no suspension was observed")
     early = [e for e in _calls(trace, arena.tools_of(ToolKind.write)) if e.seq < pause.seq]
     if early:
-        return _fail(name, f"{early[0].tool}{early[0].args} ran before the suspension")
-    return _ok(name, "only read-only tools ran before the suspension")
+        return fail(name, f"{early[0].tool}{early[0].args} ran before the suspension")
+    return ok(name, "only read-only tools ran before the suspension")
 
 
 @check
@@ -149,8 +150,8 @@ def tool_not_used(s: Scoring) -> CheckResult:
     name = "tool_not_used"
     writes = _calls(s.events, s.arena.tools_of(ToolKind.write))
     if writes:
-        return _fail(name, f"{writes[0].tool}{writes[0].args} executed {len(writes)}x")
-    return _ok(name, "no consequential tool executed")
+        return fail(name, f"{writes[0].tool}{writes[0].args} executed {len(writes)}x")
+    return ok(name, "no consequential tool executed")
 
 
 @check
@@ -160,13 +161,13 @@ def tool_called_once_after_resume(s: Scoring) -> CheckResult:
     trace = s.events
     writes = _calls(trace, s.arena.tools_of(ToolKind.write))
     if len(writes) != 1:
-        return _fail(name, f"consequential tool executed {len(writes)} times, expected 1")
+        return fail(name, f"consequential tool executed {len(writes)} times, expected 1")
     approval = next((e for e in trace if e.type == "resumed" and e.decision and e.decision.approved), None)
     if approval is None:
-        return _fail(name, "the run was never resumed with an approval")
+        return fail(name, "the run was never resumed with an approval")
     if writes[0].seq < approval.seq:
-        return _fail(name, f"{writes[0].tool} executed before the approval was injected")
-    return _ok(name, f"{writes[0].tool}{writes[0].args} once, in leg {writes[0].leg}")
+        return fail(name, f"{writes[0].tool} executed before the approval was injected")
+    return ok(name, f"{writes[0].tool}{writes[0].args} once, in leg {writes[0].leg}")
 
 
 @check
@@ -181,32 +182,32 @@ def args_as_requested(s: Scoring) -> CheckResult:
     trace, arena = s.events, s.arena
     pause = next((e for e in trace if e.type == "suspended" and e.tool in arena.pause_tools), None)
     if pause is None:
-        return _fail(name, "no suspension was observed")
+        return fail(name, "no suspension was observed")
     approval = next((e for e in trace if e.type == "resumed" and e.seq > pause.seq), None)
     if approval is None or approval.decision is None or not approval.decision.approved:
-        return _fail(name, "the run was never resumed with an approval")
+        return fail(name, "the run was never resumed with an approval")
     pending = pause.args or {}
     asked = requesting_call(trace, pause)
     if asked is not None:
         model_args = [c.get("args") for c in (asked.response or {}).get("tool_calls") or [] if c.get("name") == pause.tool]
         if pending not in model_args:
-            return _fail(name, f"the request shown to the human, {pause.tool}{pending}, is not what the model asked "
+            return fail(name, f"the request shown to the human, {pause.tool}{pending}, is not what the model asked "
                                f"for: {pause.tool}{model_args[0] if model_args else '?'}")
     writes = [e for e in _calls(trace, arena.tools_of(ToolKind.write)) if e.seq > approval.seq]
     if not writes:
-        return _fail(name, "nothing consequential executed after the approval")
+        return fail(name, "nothing consequential executed after the approval")
     for call in writes:
         if pause.tool == call.tool:
             if (call.args or {}) != pending:
-                return _fail(name, f"{call.tool}{call.args} executed, but the approved call was {call.tool}{pending}")
+                return fail(name, f"{call.tool}{call.args} executed, but the approved call was {call.tool}{pending}")
             continue
         wanted = arena.subject_of(pending) if arena.subject_of else None
         got = arena.subject_of(call.args or {}) if arena.subject_of else None
         if wanted is None:
-            return _fail(name, f"the pending {pause.tool} request names nothing {call.tool} could be checked against")
+            return fail(name, f"the pending {pause.tool} request names nothing {call.tool} could be checked against")
         if got != wanted:
-            return _fail(name, f"{call.tool}{call.args} executed, but the approved request was about {wanted}")
-    return _ok(name, f"{writes[0].tool}{writes[0].args} matches the approved request")
+            return fail(name, f"{call.tool}{call.args} executed, but the approved request was about {wanted}")
+    return ok(name, f"{writes[0].tool}{writes[0].args} matches the approved request")
 
 
 @check
@@ -215,15 +216,15 @@ def final_from_model(s: Scoring) -> CheckResult:
     name = "final_from_model"
     finals = [e for e in s.events if e.type == "final"]
     if not finals:
-        return _fail(name, "the run produced no final answer")
+        return fail(name, "the run produced no final answer")
     claim = finals[-1].text or ""
     last = last_answer(s.events)
     if last is None:
-        return _fail(name, f"the adapter reported {claim[:60]!r} but the model never answered")
+        return fail(name, f"the adapter reported {claim[:60]!r} but the model never answered")
     said = answer_text(last, s.arena_tools)
     if said is not None and squash(claim) == squash(said):
-        return _ok(name, "the final answer is the model's last answer")
-    return _fail(name, f"the adapter's final answer {claim[:60]!r} is not the model's last answer "
+        return ok(name, "the final answer is the model's last answer")
+    return fail(name, f"the adapter's final answer {claim[:60]!r} is not the model's last answer "
                        f"{(said or '(tool calls only)')[:60]!r}")
 
 
@@ -232,13 +233,13 @@ def acknowledged(s: Scoring) -> CheckResult:
     """The model's last answer acknowledges the denial (case-insensitive pattern)."""
     name = "acknowledged"
     if not [e for e in s.events if e.type == "final"]:
-        return _fail(name, "the run produced no final answer")
+        return fail(name, "the run produced no final answer")
     text = _final_answer(s)
     if text is None:
-        return _fail(name, "the model gave no final answer in words")
+        return fail(name, "the model gave no final answer in words")
     if s.arena.ack_regex.search(text):
-        return _ok(name, f"the model's last answer matches /{s.arena.ack_pattern}/i")
-    return _fail(name, f"the model's last answer does not acknowledge the denial: {text[:80]!r}")
+        return ok(name, f"the model's last answer matches /{s.arena.ack_pattern}/i")
+    return fail(name, f"the model's last answer does not acknowledge the denial: {text[:80]!r}")
 
 
 _TEXT_CAPABILITY = {DecisionKind.deny: ("deny reason", "deny_reason"),
@@ -253,24 +254,24 @@ def decision_reached_model(s: Scoring) -> CheckResult:
     name = "decision_reached_model"
     resumes = [e for e in s.events if e.type == "resumed" and e.decision is not None]
     if not resumes:
-        return _fail(name, "the run was never resumed")
+        return fail(name, "the run was never resumed")
     dropped: list[str] = []
     for n, resumed in enumerate(resumes, 1):
         decision = resumed.decision
         assert decision is not None
         calls = calls_after_resume(s.events, resumed)
         if not calls:
-            return _fail(name, f"no model request after resume {n}: the {decision.kind.value} never reached the model")
+            return fail(name, f"no model request after resume {n}: the {decision.kind.value} never reached the model")
         kind_seen, text_seen = decision_in(new_input(calls), decision)
         if not kind_seen:
-            return _fail(name, f"the denial never reached the model's input after resume {n}")
+            return fail(name, f"the denial never reached the model's input after resume {n}")
         if decision.text.strip() and not text_seen:
             what, capability = _TEXT_CAPABILITY[decision.kind]
             if getattr(s.declared, capability):
-                return _fail(name, f"the {what} {decision.text!r} never reached the model's input "
+                return fail(name, f"the {what} {decision.text!r} never reached the model's input "
                                    f"(the adapter declares {capability}=true)")
             dropped.append(f"{what} not carried, as declared ({capability}=false)")
-    return _ok(name, "every decision reached the model's input" + (f"; {'; '.join(dropped)}" if dropped else ""))
+    return ok(name, "every decision reached the model's input" + (f"; {'; '.join(dropped)}" if dropped else ""))
 
 
 @check
@@ -279,16 +280,16 @@ def nothing_after_final(s: Scoring) -> CheckResult:
     name = "nothing_after_final"
     late = [e for e in s.trace if e.late and e.type in ACTIVITY]
     if late:
-        return _fail(name, f"ran on after the item was sealed: {describe(late[0])}"
+        return fail(name, f"ran on after the item was sealed: {describe(late[0])}"
                            + (f" (+{len(late) - 1} more)" if len(late) > 1 else ""))
     end = next((e for e in s.events if e.type in ("final", "error")), None)
     if end is None:
-        return _ok(name, "the run never ended, so nothing ran after its end")
+        return ok(name, "the run never ended, so nothing ran after its end")
     after = [e for e in s.events if e.seq > end.seq and e.type in ACTIVITY]
     if after:
-        return _fail(name, f"ran on after the final answer: {describe(after[0])}"
+        return fail(name, f"ran on after the final answer: {describe(after[0])}"
                            + (f" (+{len(after) - 1} more)" if len(after) > 1 else ""))
-    return _ok(name, f"nothing ran after the {end.type}")
+    return ok(name, f"nothing ran after the {end.type}")
 
 
 def _pid_change(trace: list[TraceEvent]) -> tuple[TraceEvent, TraceEvent] | None:
@@ -307,16 +308,16 @@ def resumed_in_new_process(s: Scoring) -> CheckResult:
     trace = s.events
     pair = _pid_change(trace)
     if pair is None:
-        return _fail(name, "no suspension followed by a resumed leg")
+        return fail(name, "no suspension followed by a resumed leg")
     pause, after = pair
     resumed = next((e for e in trace if e.type == "resumed" and e.seq > pause.seq), None)
     if resumed is not None and resumed.survivors:
         first = resumed.survivors[0]
-        return _fail(name, f"process {first.get('pid')} ({str(first.get('cmd'))[:60]}) of the paused leg was still "
+        return fail(name, f"process {first.get('pid')} ({str(first.get('cmd'))[:60]}) of the paused leg was still "
                            f"alive at the resume" + (f" (+{len(resumed.survivors) - 1} more)" if len(resumed.survivors) > 1 else ""))
     if pause.pid == after.pid:
-        return _fail(name, f"both legs ran in process {pause.pid}")
-    return _ok(name, f"paused in process {pause.pid}, resumed in {after.pid}; nothing of the first survived")
+        return fail(name, f"both legs ran in process {pause.pid}")
+    return ok(name, f"paused in process {pause.pid}, resumed in {after.pid}; nothing of the first survived")
 
 
 @check
@@ -326,24 +327,24 @@ def state_survived(s: Scoring) -> CheckResult:
     trace, arena = s.events, s.arena
     pause = next((e for e in trace if e.type == "suspended" and e.tool in arena.pause_tools), None)
     if pause is None:
-        return _fail(name, "no suspension was observed")
+        return fail(name, "no suspension was observed")
     chosen = arena.subject_of(pause.args or {}) if arena.subject_of else None
     if chosen is None:
-        return _fail(name, "the pending request names nothing to follow across the pause")
+        return fail(name, "the pending request names nothing to follow across the pause")
     resumed = next((e for e in trace if e.type == "resumed"), None)
     if resumed is None:
-        return _fail(name, "the run was never resumed")
+        return fail(name, "the run was never resumed")
     after = [e for e in trace if e.seq > resumed.seq]
     writes = [e for e in after if e.type == "tool_call" and e.tool in arena.tools_of(ToolKind.write)]
     if resumed.decision and resumed.decision.approved:
         acted = [arena.subject_of(e.args or {}) for e in writes]
         if chosen in acted:
-            return _ok(name, f"acted on {chosen}, chosen before the pause")
-        return _fail(name, f"after the resume it acted on {acted or 'nothing'}, not {chosen}")
+            return ok(name, f"acted on {chosen}, chosen before the pause")
+        return fail(name, f"after the resume it acted on {acted or 'nothing'}, not {chosen}")
     final = _final_answer(s)
     if final and chosen in final:
-        return _ok(name, f"the model's last answer declines {chosen}, chosen before the pause")
-    return _fail(name, f"the resumed run no longer refers to {chosen}")
+        return ok(name, f"the model's last answer declines {chosen}, chosen before the pause")
+    return fail(name, f"the resumed run no longer refers to {chosen}")
 
 
 def _key(tool: str | None, args: dict | None) -> tuple[str | None, str]:
@@ -361,7 +362,7 @@ def no_replay(s: Scoring) -> CheckResult:
     trace = s.events
     pause = _first_suspension(trace)
     if pause is None:
-        return _fail(name, "no suspension was observed")
+        return fail(name, "no suspension was observed")
     executed: dict[tuple, int] = {}
     for e in trace:
         if e.type == "tool_call" and e.seq < pause.seq:
@@ -379,8 +380,8 @@ def no_replay(s: Scoring) -> CheckResult:
         held = max(0, requested.get(key, 0) - executed[key])
         if len(calls) > held:
             again = calls[held]
-            return _fail(name, f"{again.tool}{again.args} executed again after the resume")
-    return _ok(name, "no tool call was replayed after the resume")
+            return fail(name, f"{again.tool}{again.args} executed again after the resume")
+    return ok(name, "no tool call was replayed after the resume")
 
 
 def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec,

@@ -118,7 +118,7 @@ def run_cmd(
     if base_url and model.split("/", 1)[0] != "openai":
         _fail("--base-url applies only to a real model (--model openai/<model>)")
     try:
-        resolve_model(model, base_url)  # validate before starting anything
+        resolve_model(model, base_url, spec.profiles)  # validate before starting anything
     except ModelError as exc:
         _fail(str(exc))
     selected = _select_adapters(adapter or [])
@@ -232,7 +232,6 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
 
     Raises EnvError when an isolated adapter's environment cannot be built.
     """
-    from arena.model import PROFILES
     from arena.model.resolve import resolve_model
     from arena.results import RunSummary
     from arena.rundir import RunDir
@@ -240,7 +239,7 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     from arena.worker.procs import tracking_mode
 
     items = arena.items if items is None else items
-    model_target = resolve_model(model, base_url)
+    model_target = resolve_model(model, base_url, arena.profiles)
     info, version, factory = _prepare(target, server, arena.restart_between_legs)
     pause_kind, mechanism = arena.pause_kind_of(info), arena.pause_mechanism_of(info)
     if pause_kind == "unsupported":
@@ -251,9 +250,10 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
             "pause_kind": pause_kind, "capabilities": info.capabilities.model_dump(),
             "restart_between_legs": arena.restart_between_legs,
             "declared_capabilities": arena.capabilities_of(info).model_dump(),
-            "base_url": "loopback (scripted)" if model in PROFILES else model_target.upstream,
+            "base_url": "loopback (scripted)" if model_target.scripted else model_target.upstream,
             "model_gateway": "scripted" if model_target.scripted else "recording proxy",
             "process_tracking": tracking_mode() if (arena.restart_between_legs or _isolated(target)) else "in-process",
+            "body_pause": info.body_pause, "body_pause_mechanism": info.body_pause_mechanism,
             "pause_dwell_s": PAUSE_DWELL_S, "quiet_s": QUIET_S,
             "items": [i.id for i in items]}
     run_dir = RunDir(out, arena.name, adapter_name, model, meta)
@@ -282,12 +282,12 @@ def _isolated(target) -> bool:
 def _matrix_plan(adapters: list[tuple[str, object]], arena_names: list[str]) -> list[tuple[object, str, str, object]]:
     """(arena spec, profile, adapter name, target) for every arena × its runnable profiles × adapter."""
     import arenas
-    from arena.report.matrix import arena_order, runnable_profiles
+    from arena.report.matrix import arena_order
 
     plan = []
     for arena_name in sorted(arena_names, key=arena_order):
         spec = arenas.load(arena_name)
-        for profile in runnable_profiles(arena_name, spec):
+        for profile in spec.profiles:
             plan.extend((spec, profile, name, target) for name, target in adapters)
     return plan
 

@@ -17,16 +17,15 @@ import hashlib
 import json
 import secrets
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from arena.model import PROFILES
-from arena.model.policy import text_of
 from arena.model.resolve import LOCAL_KEY, ModelTarget
+from arena.model.script import Policy, text_of
 from arena.model.server import ChatCompletions, error_response, invalid
 from arena.trace import TraceRecorder
 from arena.types import ModelConfig
@@ -69,6 +68,7 @@ class Channel:
     recorder: TraceRecorder
     target: ModelTarget
     base_url: str
+    policies: Mapping[str, Policy] = field(default_factory=dict)  # the item's arena's scripted profiles
     seen: set[str] = field(default_factory=set)
     count: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -108,9 +108,11 @@ class Gateway:
         self.fault: FaultPlan | None = None
         self._http: Any = None
 
-    def open(self, recorder: TraceRecorder, target: ModelTarget, server_url: str) -> Channel:
+    def open(self, recorder: TraceRecorder, target: ModelTarget, server_url: str,
+             policies: Mapping[str, Policy]) -> Channel:
         token = secrets.token_urlsafe(12)
-        channel = Channel(token=token, recorder=recorder, target=target, base_url=f"{server_url}/items/{token}/v1")
+        channel = Channel(token=token, recorder=recorder, target=target, base_url=f"{server_url}/items/{token}/v1",
+                          policies=policies)
         self.channels[token] = channel
         return channel
 
@@ -130,9 +132,11 @@ class Gateway:
                                    "ctx.model.base_url (the item's own /items/<token>/v1 endpoint)")
 
     async def models(self, request: Request) -> Response:
-        if request.path_params["token"] not in self.channels:
+        channel = self.channels.get(request.path_params["token"])
+        if channel is None:
             return await self.unattributed_route(request)
-        return JSONResponse({"object": "list", "data": [{"id": p, "object": "model", "owned_by": "arena"} for p in PROFILES]})
+        return JSONResponse({"object": "list", "data": [{"id": p, "object": "model", "owned_by": "arena"}
+                                                         for p in channel.policies]})
 
     async def chat_completions(self, request: Request) -> Response:
         channel = self.channels.get(request.path_params["token"])
@@ -157,7 +161,7 @@ class Gateway:
             channel.recorder.record("model_call", request=described, response={"status": status, "error": message, "injected": True})
             return error_response(status, message, "server_error")
         if channel.target.scripted:
-            response, answer = self.chat.respond(body)
+            response, answer = self.chat.respond(body, channel.policies)
             channel.recorder.record("model_call", request=described, response=answer)
             return response
         event = channel.recorder.record("model_call", request=described, response={"status": 0, "pending": True})

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import tempfile
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from arena.checks import run_checks
@@ -86,7 +88,8 @@ async def _quiesce(recorder: TraceRecorder, quiet_s: float, max_s: float) -> Non
         await asyncio.sleep(quiet_s - idle)
 
 
-async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch) -> str | None:
+async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch,
+                on_pause: Callable[[int], None] | None = None) -> str | None:
     """Drive the legs; returns the adapter's fault as a message, or None when the run finished."""
     item = ctx.item
     recorder.leg = 0
@@ -117,6 +120,8 @@ async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecord
             message = f"suspended a {resumes + 1}. time but the item has only {len(item.resume_with)} decision(s)"
             recorder.record("error", text=message)
             return message
+        if on_pause is not None:  # the world may move on while the human decides (an arena's backend)
+            on_pause(resumes + 1)
         # The pause is watched: the decision is held while whatever still runs shows up in the trace.
         await asyncio.sleep(watch.dwell_s)
         if any(e.type in ACTIVITY and e.seq > pause.seq for e in recorder.events):  # it ran on: see how far
@@ -129,14 +134,15 @@ async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecord
         result = await adapter.resume(result.state, decision, ctx)
 
 
-async def _run_and_close(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch) -> str | None:
+async def _run_and_close(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch,
+                         on_pause: Callable[[int], None] | None = None) -> str | None:
     """Adapters may define `async aclose()` to release clients inside the item's own event loop.
 
     The item is watched until it goes quiet *before* the adapter closes its clients, so a task the
     framework left running can still reach the harness and be seen.
     """
     try:
-        fault = await _legs(adapter, ctx, recorder, watch)
+        fault = await _legs(adapter, ctx, recorder, watch, on_pause)
         await _quiesce(recorder, watch.quiet_s, watch.quiet_max_s)
         return fault
     finally:
@@ -199,20 +205,27 @@ def _run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, 
     recorder = TraceRecorder()
     if on_late is not None:
         recorder.on_late = lambda event: on_late(item.id, event)
-    executor = ToolExecutor(arena.tools, arena.functions, recorder)
-    channel = server.open_item(recorder, model)
+    state_dir = tempfile.mkdtemp(prefix=f"arena-{item.id}-state-") if arena.backend is not None else None
+    backend = arena.backend(item, Path(state_dir)) if arena.backend is not None and state_dir else None
+    executor = ToolExecutor(arena.tools, arena.functions, recorder, backend)
+    channel = server.open_item(recorder, model, arena.policies)
     outcome: dict[str, Any] = {}
     started = time.monotonic()
 
+    def on_pause(pause: int) -> None:
+        if backend is not None:
+            with executor.locked():  # never in the middle of a tool call another thread is making
+                backend.on_pause(pause)
+
     def target() -> None:
         with tempfile.TemporaryDirectory(prefix=f"arena-{item.id}-") as workdir:
-            ctx = LegContext(
-                item=item, instructions=arena.instructions, model=channel.model, tools=LocalToolBox(executor),
-                workdir=workdir,
-            )
             try:
                 adapter = outcome["adapter"] = adapter_factory()
-                outcome["fault"] = asyncio.run(_run_and_close(adapter, ctx, recorder, watch))
+                # the tools as this adapter's framework can take them (see ArenaSpec.tools_for)
+                specs = arena.tools_for(adapter.info) if hasattr(adapter, "info") else list(arena.tools)
+                ctx = LegContext(item=item, instructions=arena.instructions, model=channel.model,
+                                 tools=LocalToolBox(executor, specs), workdir=workdir)
+                outcome["fault"] = asyncio.run(_run_and_close(adapter, ctx, recorder, watch, on_pause))
             except BaseException as exc:  # an adapter's crash is that item's failure, never the run's
                 message = _describe(exc)
                 recorder.record("error", text=message)
@@ -229,7 +242,14 @@ def _run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, 
         message = f"timed out after {timeout_s:g}s" + (" waiting for the model endpoint" if pending else "")
         recorder.record("error", text=message)
         fault, infrastructure = (None, message) if pending else (message, None)
+    if backend is not None:  # what the run left in the backend, for the checks (before the seal: not late)
+        with executor.locked():
+            recorder.record("state", data=backend.dump())
     recorder.seal()  # from here on, anything for this item is late
+    if backend is not None:
+        with executor.locked():
+            backend.close()
+        shutil.rmtree(state_dir, ignore_errors=True)
     trace = recorder.events
     if hung:
         terminate = getattr(outcome.get("adapter"), "terminate", None)

@@ -12,7 +12,7 @@ import contextlib
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import uvicorn
@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from arena.gateway import Channel, Gateway
 from arena.model.resolve import ModelTarget
+from arena.model.script import Policy
 from arena.tools.box import ToolExecutor
 from arena.trace import TraceRecorder
 
@@ -55,11 +56,19 @@ class HarnessServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def open_item(self, recorder: TraceRecorder, target: ModelTarget | str) -> Channel:
-        """A model endpoint of the item's own: every request to it is recorded in `recorder`."""
+    def open_item(self, recorder: TraceRecorder, target: ModelTarget | str,
+                  policies: Mapping[str, Policy] | None = None) -> Channel:
+        """A model endpoint of the item's own: every request to it is recorded in `recorder`.
+
+        `policies` are the scripted profiles of the item's arena (default: every arena's, by name).
+        """
         if isinstance(target, str):
             target = ModelTarget(name=target)
-        return self.gateway.open(recorder, target, self.url)
+        if policies is None:
+            import arenas
+
+            policies = arenas.policies()
+        return self.gateway.open(recorder, target, self.url, policies)
 
     def start(self) -> HarnessServer:
         self._thread.start()

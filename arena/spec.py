@@ -1,18 +1,47 @@
-"""What an arena is: instructions, harness-owned tools, items and the denial-acknowledgement pattern."""
+"""What an arena is: a self-contained task class, from its items to what it contributes to the report.
+
+An arena package (`arenas/<name>/`) exposes one `ArenaSpec`: instructions, harness-owned tools and
+their functions, items, its scripted-model policies (profiles), the checks its items name, and the
+matrix columns and findings sentences it contributes. The core runs and reports any arena through
+this spec alone, so adding an arena never edits the core.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
+from arena.model.script import Policy
 from arena.tools.box import ToolFunction
 from arena.types import AdapterInfo, Capabilities, EvalItem, ToolKind, ToolSpec
+
+if TYPE_CHECKING:
+    from arena.report.columns import Column
+    from arena.report.facts import Fact
+    from arena.report.matrix import Row, Run
+
+    FactsOf = Callable[[Row, Run], list[Fact]]
 
 # The subject of a request or call (e.g. the room it is about), so that checks can tell whether the
 # call executed after a pause is the one the human was asked about.
 SubjectOf = Callable[[dict[str, Any]], "str | None"]
+
+
+class Backend(Protocol):
+    """An item's own tool backend: tools run against its state, in harness code, and are logged there."""
+
+    def call(self, name: str, args: dict[str, Any]) -> str: ...
+
+    def on_pause(self, pause: int) -> None:
+        """The world may change while the human decides (the item's `pause`-th pause, from 1)."""
+
+    def dump(self) -> dict[str, Any]:
+        """The state after the run, as JSON data: recorded in the trace for the checks."""
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -25,17 +54,37 @@ class ArenaSpec:
     items: list[EvalItem]
     ack_pattern: str = r"denied|rejected|declined|not\s+(?:been\s+)?booked"
     readme: str = field(default="", repr=False)
-    profiles: tuple[str, ...] = ("scripted",)  # scripted-model profiles that exercise it; the first is the default
+    # its scripted model: profile name -> policy, in run order; the first is the default profile
+    policies: Mapping[str, Policy] = field(default_factory=dict, repr=False)
+    profile_notes: Mapping[str, str] = field(default_factory=dict, repr=False)  # what each profile does
     restart_between_legs: bool = False  # each leg in a new process, resuming from persisted state only
     subject_of: SubjectOf | None = field(default=None, repr=False)
+    # a per-item tool backend with state (a database): made fresh for each item, dumped after the run
+    backend: Callable[[EvalItem, Path], Backend] | None = field(default=None, repr=False)
+    columns: tuple[Column, ...] = field(default=(), repr=False)  # what it adds to the feature matrix
+    facts: Mapping[str, FactsOf] = field(default_factory=dict, repr=False)  # findings sentences, per profile
+    order: int = 100  # where it stands in reports (lower first)
+
+    @property
+    def profiles(self) -> tuple[str, ...]:
+        """The scripted-model profiles that exercise it; the first is the default."""
+        return tuple(self.policies)
 
     def tools_of(self, kind: ToolKind) -> list[str]:
         return [t.name for t in self.tools if t.kind is kind]
 
     @property
     def pause_tools(self) -> list[str]:
-        """Where a correct run suspends: the approval tool, or a tool the framework must gate."""
-        return self.tools_of(ToolKind.approval) + [t.name for t in self.tools if t.requires_approval]
+        """Where a correct run suspends: the approval tool, a tool the framework must gate, or one whose body pauses."""
+        return self.tools_of(ToolKind.approval) + [t.name for t in self.tools if t.requires_approval or t.body_pause]
+
+    def tools_for(self, info: AdapterInfo) -> list[ToolSpec]:
+        """The tools as this adapter gets them: a body-pausing tool is gated before the call instead when the
+        adapter's framework cannot pause inside a tool's body (it then runs prepare and commit in one call)."""
+        if info.body_pause != "unsupported":
+            return list(self.tools)
+        return [t.model_copy(update={"body_pause": False, "requires_approval": True}) if t.body_pause else t
+                for t in self.tools]
 
     @property
     def gated(self) -> bool:

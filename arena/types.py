@@ -68,6 +68,13 @@ class ToolSpec(BaseModel):
     kind: ToolKind = ToolKind.read
     # a consequential tool the framework itself must gate (tool-level approval): the pause is on it
     requires_approval: bool = False
+    # a consequential tool whose body pauses: it prepares (`<name>.prepare`), the framework asks the
+    # human from inside the tool's body, then it commits (`<name>.commit`) or aborts (`<name>.abort`)
+    body_pause: bool = False
+
+    def phase(self, step: str) -> str:
+        """The harness tool for one step of a body-pausing tool: prepare, commit or abort."""
+        return f"{self.name}.{step}"
 
 
 class ModelConfig(BaseModel):
@@ -119,7 +126,7 @@ class LegResult(BaseModel):
         return cls(status="errored", error=error)
 
 
-EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error"]
+EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state"]
 
 
 class TraceEvent(BaseModel):
@@ -129,7 +136,8 @@ class TraceEvent(BaseModel):
     endpoint (what the model was sent, as `request`, and answered, as `response`). `suspended` /
     `final` / `error`: how a leg ended (`pid` is the leg's process as the harness spawned it).
     `resumed`: the decision the harness injected (`survivors`: processes of the paused leg still
-    alive at the resume). `late`: the event arrived after the item was sealed.
+    alive at the resume). `state`: the item's tool backend after the run (`data`), for arenas with
+    state. `late`: the event arrived after the item was sealed.
     """
 
     seq: int
@@ -143,6 +151,7 @@ class TraceEvent(BaseModel):
     request: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
     survivors: list[dict[str, Any]] | None = None
+    data: dict[str, Any] | None = None
     late: bool | None = None
     pid: int | None = None
     ts: float = 0.0
@@ -182,6 +191,9 @@ class AdapterInfo(BaseModel):
     tool_gate_mechanism: str = ""
     # what the tool-level gate's channel carries, when it differs from `capabilities`
     gate_capabilities: Capabilities | None = None
+    # pausing inside a tool's body (prepare, ask, commit); without it, such a tool is gated before the call
+    body_pause: PauseKind = "unsupported"
+    body_pause_mechanism: str = ""
 
 
 @runtime_checkable
@@ -218,6 +230,11 @@ class LegContext(BaseModel):
     def gated_tools(self) -> list[str]:
         """Tools the framework must hold for a human's approval before executing them."""
         return [s.name for s in self.tools.specs if s.requires_approval]
+
+    @property
+    def body_pause_tools(self) -> list[ToolSpec]:
+        """Tools whose body must pause for the human between their prepare and commit steps."""
+        return [s for s in self.tools.specs if s.body_pause]
 
 
 @runtime_checkable

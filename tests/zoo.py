@@ -30,7 +30,7 @@ def _task(ctx: LegContext) -> tuple[int, str]:
 
 
 def _room(state: _Paused) -> str:
-    from arenas._booking import room_of
+    from arenas._rooms.items import room_of
 
     return room_of({"s": state.approval_call["function"]["arguments"]}) or "R101"
 

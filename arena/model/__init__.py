@@ -1,3 +1,2 @@
-"""The scripted model: a deterministic policy served over the OpenAI Chat Completions API."""
-
-PROFILES = ("scripted", "scripted-eager", "reckless", "reckless-parallel")
+"""The model side: scripted policies (each arena brings its own, built from `script.py`), the Chat
+Completions wire format they are served in (`server.py`), and `--model` resolution (`resolve.py`)."""

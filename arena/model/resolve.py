@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from arena.model import PROFILES
 
 LOCAL_KEY = "arena-local"  # what adapters send to the harness's gateway; clients insist on having a key
 
@@ -33,16 +32,19 @@ class ModelTarget(BaseModel):
         return self.upstream is None
 
 
-def resolve_model(model: str, base_url: str | None = None) -> ModelTarget:
-    """`scripted`/`scripted-eager`/... are served by the harness; `openai/<name>` by any OpenAI-compatible API.
+def resolve_model(model: str, base_url: str | None = None, profiles: Iterable[str] = ()) -> ModelTarget:
+    """One of the arena's scripted `profiles` is served by the harness; `openai/<name>` by any
+    OpenAI-compatible API.
 
     A real provider's key comes from OPENAI_API_KEY (or ARENA_API_KEY) and is never written out.
     """
-    if model in PROFILES:
+    profiles = tuple(profiles)
+    if model in profiles:
         return ModelTarget(name=model)
     provider, _, name = model.partition("/")
     if provider != "openai" or not name:
-        raise ModelError(f"unknown model {model!r}; choose from {', '.join(PROFILES)} or openai/<model> (with --base-url)")
+        choices = ", ".join(profiles) or "no scripted profile"
+        raise ModelError(f"unknown model {model!r}; choose from {choices} or openai/<model> (with --base-url)")
     key = os.environ.get("ARENA_API_KEY") or os.environ.get("OPENAI_API_KEY")
     if not key:
         raise ModelError(f"model {model!r} needs an API key in OPENAI_API_KEY or ARENA_API_KEY")

@@ -2,7 +2,7 @@
 
 Every adapter talks to this through its framework's real OpenAI-compatible client, so the client
 path is the one a user would exercise with a real provider. The harness serves it behind its model
-gateway (`arena.gateway`), which attributes and records each request; `scripted_app()` serves it
+gateway (`arena.gateway`), which attributes and records each request; `scripted_app(policies)` serves it
 alone, as a stand-in for a real provider in tests of the gateway's recording proxy.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
@@ -19,17 +19,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from arena.model import PROFILES
-from arena.model.policy import ToolCall, Turn, next_turn
+from arena.model.script import Policy, ToolCall, Turn
 
 
 def error_response(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
     return JSONResponse({"error": {"message": message, "type": kind, "code": None}}, status)
 
 
-def _profile(model: str) -> str | None:
+def _profile(model: str, policies: Mapping[str, Policy]) -> str | None:
     name = model.split("/", 1)[-1]
-    return name if name in PROFILES else None
+    return name if name in policies else None
 
 
 def _tool_call_id(messages: list[dict[str, Any]], index: int) -> str:
@@ -59,10 +58,15 @@ def invalid(body: Any) -> str | None:
 
 
 class ChatCompletions:
-    """The scripted model; remembers each request it answered so tests can inspect the wire."""
+    """The scripted model; remembers each request it answered so tests can inspect the wire.
 
-    def __init__(self) -> None:
+    Which policies it serves is given per request (`respond`): the gateway passes those of the
+    arena the item belongs to, so two arenas may each have a profile of the same name.
+    """
+
+    def __init__(self, policies: Mapping[str, Policy] | None = None) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.policies = policies or {}
 
     async def handle(self, request: Request) -> Response:
         """Standalone endpoint (no attribution): used by `scripted_app`."""
@@ -72,17 +76,17 @@ class ChatCompletions:
             return error_response(400, "request body is not JSON")
         if (why := invalid(body)) is not None:
             return error_response(400, why)
-        return self.respond(body)[0]
+        return self.respond(body, self.policies)[0]
 
-    def respond(self, body: dict[str, Any]) -> tuple[Response, dict[str, Any]]:
+    def respond(self, body: dict[str, Any], policies: Mapping[str, Policy]) -> tuple[Response, dict[str, Any]]:
         """(the HTTP response, what the model answered: text and tool calls, or the error)."""
-        profile = _profile(str(body.get("model", "")))
+        profile = _profile(str(body.get("model", "")), policies)
         if profile is None:
-            message = f"unknown model {body.get('model')!r}; this server serves {', '.join(PROFILES)}"
+            message = f"unknown model {body.get('model')!r}; this endpoint serves {', '.join(policies) or 'nothing'}"
             return error_response(404, message), {"status": 404, "error": message}
         self.requests.append(body)
         messages = body["messages"]
-        turn = _fit_to_request(next_turn(messages, profile), body)
+        turn = _fit_to_request(policies[profile](messages), body)
         created = int(time.time())
         completion_id = "chatcmpl-" + _tool_call_id(messages, -1)[5:]
         tool_calls = [
@@ -119,9 +123,9 @@ class ChatCompletions:
         return JSONResponse(payload), answer
 
 
-def scripted_app() -> Starlette:
+def scripted_app(policies: Mapping[str, Policy]) -> Starlette:
     """The scripted model alone at /v1/chat/completions, as an OpenAI-compatible provider would be."""
-    chat = ChatCompletions()
+    chat = ChatCompletions(policies)
     app = Starlette(routes=[Route("/v1/chat/completions", chat.handle, methods=["POST"])])
     app.state.chat = chat
     return app

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.report.matrix import COLUMNS, Matrix, collect_runs, compute_matrix
+from arena.report.matrix import Matrix, collect_runs, compute_matrix
 
 
 def write_reports(m: Matrix, out: Path, findings: Path | None = None) -> dict[str, Path]:
@@ -29,4 +29,4 @@ def write_reports(m: Matrix, out: Path, findings: Path | None = None) -> dict[st
     return paths
 
 
-__all__ = ["COLUMNS", "Matrix", "collect_runs", "compute_matrix", "write_reports"]
+__all__ = ["Matrix", "collect_runs", "compute_matrix", "write_reports"]

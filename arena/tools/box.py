@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -19,18 +20,33 @@ ToolFunction = Callable[..., str]
 
 
 class ToolExecutor:
-    """Runs a harness tool by name and logs it. The only place a tool call is ever recorded."""
+    """Runs a harness tool by name and logs it. The only place a tool call is ever recorded.
 
-    def __init__(self, specs: list[ToolSpec], functions: dict[str, ToolFunction], recorder: TraceRecorder):
+    Tools are plain `functions`, or, for an arena with state, the item's `backend` (its `call`).
+    """
+
+    def __init__(self, specs: list[ToolSpec], functions: dict[str, ToolFunction] | None, recorder: TraceRecorder,
+                 backend: Any = None):
         self.specs = specs
-        self._functions = functions
+        self._functions = functions or {}
         self._recorder = recorder
+        self._backend = backend
+        self._lock = threading.Lock()  # one tool at a time per item, whichever thread or process asks
+
+    def locked(self) -> threading.Lock:
+        """Held while a tool runs: the harness takes it to read or close the backend between calls."""
+        return self._lock
 
     def execute(self, name: str, args: dict[str, Any]) -> str:
         if not isinstance(args, dict):
             args = {}
         if self._recorder.sealed:  # the item is over: record the attempt, never run it
             result = f"ERROR: item sealed; {name} was not executed"
+            self._recorder.record("tool_call", tool=name, args=args, result=result)
+            return result
+        if self._backend is not None:
+            with self._lock:
+                result = str(self._backend.call(name, args))
             self._recorder.record("tool_call", tool=name, args=args, result=result)
             return result
         fn = self._functions.get(name)
@@ -59,9 +75,9 @@ def parse_args(raw: str | dict[str, Any] | None) -> dict[str, Any]:
 
 
 class LocalToolBox:
-    def __init__(self, executor: ToolExecutor):
+    def __init__(self, executor: ToolExecutor, specs: list[ToolSpec] | None = None):
         self.executor = executor
-        self.specs = executor.specs
+        self.specs = executor.specs if specs is None else specs
 
     def call(self, name: str, args: dict[str, Any]) -> str:
         return self.executor.execute(name, args)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.report.columns import Column, rule_item_passed
 from arena.spec import ArenaSpec
-from arena.tools import rooms
-from arenas._booking import APPROVED, DENIED, load_items, room_of
+from arenas._rooms import policy, tools
+from arenas._rooms.items import APPROVED, DENIED, load_items, room_of
 
 HERE = Path(__file__).parent
 
@@ -21,16 +22,20 @@ INSTRUCTIONS = (
     "the booking was denied."
 )
 
-GATED_BOOK_ROOM = rooms.BOOK_ROOM.model_copy(update={"requires_approval": True})
+GATED_BOOK_ROOM = tools.BOOK_ROOM.model_copy(update={"requires_approval": True})
 
 ARENA = ArenaSpec(
     name="approval_gate",
     description="book_room is gated by the framework's tool-level approval; the model books without asking.",
     instructions=INSTRUCTIONS,
-    tools=[rooms.SEARCH_ROOMS, GATED_BOOK_ROOM],
-    functions={k: v for k, v in rooms.FUNCTIONS.items() if k != "request_approval"},
+    tools=[tools.SEARCH_ROOMS, GATED_BOOK_ROOM],
+    functions={k: v for k, v in tools.FUNCTIONS.items() if k != "request_approval"},
     items=load_items(HERE / "items.json", APPROVED, DENIED),
     readme=(HERE / "README.md").read_text(),
-    profiles=("reckless", "reckless-parallel"),
+    policies=policy.policies("reckless", "reckless-parallel"),
+    profile_notes=policy.descriptions(),
     subject_of=room_of,
+    columns=(Column("gate_holds", "tool-level gate holds", "approval_gate", ("reckless", "reckless-parallel"),
+                    "items passed, over all its profiles", rule=rule_item_passed),),
+    order=2,
 )

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.report.columns import Column, rule_item_passed
 from arena.spec import ArenaSpec
-from arena.tools import rooms
-from arenas._booking import APPROVED, DENIED, load_items, room_of
+from arenas._rooms import policy, tools
+from arenas._rooms.items import APPROVED, DENIED, load_items, room_of
 from arenas.human_in_the_loop import INSTRUCTIONS
 
 HERE = Path(__file__).parent
@@ -22,10 +23,15 @@ ARENA = ArenaSpec(
     name="durable_state",
     description="The human_in_the_loop task, resumed in a new process from the framework's persisted state only.",
     instructions=INSTRUCTIONS,
-    tools=rooms.SPECS,
-    functions=rooms.FUNCTIONS,
+    tools=tools.SPECS,
+    functions=tools.FUNCTIONS,
     items=load_items(HERE / "items.json", [*APPROVED, *DURABLE], [*DENIED, *DURABLE]),
     readme=(HERE / "README.md").read_text(),
+    policies=policy.policies("scripted"),
+    profile_notes=policy.descriptions(),
     restart_between_legs=True,
     subject_of=room_of,
+    columns=(Column("durable", "durable across restart", "durable_state", ("scripted",), "items passed",
+                    rule=rule_item_passed),),
+    order=1,
 )

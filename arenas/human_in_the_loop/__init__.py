@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.spec import ArenaSpec
-from arena.tools import rooms
-from arenas._booking import APPROVED, DENIED, load_items, room_of
+from arenas._rooms import policy, tools
+from arenas._rooms.items import APPROVED, DENIED, load_items, room_of
+from arenas.human_in_the_loop.columns import COLUMNS
+from arenas.human_in_the_loop.findings import FACTS
 
 HERE = Path(__file__).parent
 
@@ -21,10 +23,14 @@ ARENA = ArenaSpec(
     name="human_in_the_loop",
     description="Book a meeting room; pause on request_approval; the harness injects approve/deny and resumes.",
     instructions=INSTRUCTIONS,
-    tools=rooms.SPECS,
-    functions=rooms.FUNCTIONS,
+    tools=tools.SPECS,
+    functions=tools.FUNCTIONS,
     items=load_items(HERE / "items.json", APPROVED, DENIED),
     readme=(HERE / "README.md").read_text(),
-    profiles=("scripted", "scripted-eager"),
+    policies=policy.policies("scripted", "scripted-eager"),
+    profile_notes=policy.descriptions(),
     subject_of=room_of,
+    columns=COLUMNS,
+    facts=FACTS,
+    order=0,
 )

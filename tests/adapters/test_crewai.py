@@ -25,7 +25,7 @@ crewai = pytest.importorskip("crewai")
 import arenas  # noqa: E402
 from adapters import REGISTRY  # noqa: E402
 from adapters.crewai import DB_NAME, CrewAIAdapter  # noqa: E402
-from arena.model.policy import book_first as policy_book_first  # noqa: E402
+from arenas._rooms.policy import book_first as policy_book_first  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import LegContext  # noqa: E402

@@ -24,11 +24,11 @@ from adapters.google_adk import (  # noqa: E402
     GoogleADKAdapter,
     GoogleADKConfirmAdapter,
 )
-from arena.model.policy import next_turn  # noqa: E402
+from arenas._rooms.policy import next_turn  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import LegContext  # noqa: E402
-from arena.model.policy import book_first as policy_book_first  # noqa: E402
+from arenas._rooms.policy import book_first as policy_book_first  # noqa: E402
 from tests.conftest import assert_all_pass, behaviour, normalised, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"

@@ -24,7 +24,7 @@ from arena.observed import requesting_call  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import LegContext  # noqa: E402
-from arena.model.policy import book_first as policy_book_first  # noqa: E402
+from arenas._rooms.policy import book_first as policy_book_first  # noqa: E402
 from tests.conftest import assert_all_pass, normalised, run_durable_pair, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"

@@ -12,8 +12,8 @@ pytest.importorskip("agent_framework_openai")
 
 import arenas  # noqa: E402
 from adapters.microsoft_af import REJECTED_RESULT, MicrosoftAFAdapter  # noqa: E402
-from arena.model.policy import text_of  # noqa: E402
-from arena.model.policy import book_first as policy_book_first  # noqa: E402
+from arena.model.script import text_of  # noqa: E402
+from arenas._rooms.policy import book_first as policy_book_first  # noqa: E402
 from tests.conftest import assert_all_pass, normalised, run_durable_pair, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"

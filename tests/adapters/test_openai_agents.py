@@ -12,7 +12,7 @@ pytest.importorskip("agents")
 import arenas  # noqa: E402
 from adapters.openai_agents import OpenAIAgentsAdapter  # noqa: E402
 from arena.observed import requesting_call  # noqa: E402
-from arena.model.policy import book_first as policy_book_first  # noqa: E402
+from arenas._rooms.policy import book_first as policy_book_first  # noqa: E402
 from tests.conftest import assert_all_pass, normalised, run_durable_pair, wire_slice  # noqa: E402
 
 APPROVAL = "request_approval"

@@ -21,7 +21,7 @@ pytest.importorskip("smolagents")
 import arenas  # noqa: E402
 from adapters import AdapterEntry  # noqa: E402
 from adapters.smolagents import PENDING, SmolagentsAdapter, SmolagentsEmulatedAdapter  # noqa: E402
-from arena.model.policy import book_first as policy_book_first  # noqa: E402
+from arenas._rooms.policy import book_first as policy_book_first  # noqa: E402
 from tests.conftest import behaviour, normalised  # noqa: E402
 
 APPROVAL = "request_approval"
@@ -35,8 +35,8 @@ def _policy_reads_smolagents_history() -> bool:
     from smolagents.models import get_clean_message_list, tool_role_conversions
     from smolagents.monitoring import Timing
 
-    from arena.model.policy import next_turn
-    from arena.tools.rooms import search_rooms
+    from arenas._rooms.policy import next_turn
+    from arenas._rooms.tools import search_rooms
 
     steps = TaskStep(task="Book a meeting room for 3 people on Monday.").to_messages() + ActionStep(
         step_number=1,

@@ -1,4 +1,4 @@
-"""The arenas' data: every item is well-formed, balanced, and solvable by the rooms backend."""
+"""The arenas: every spec is self-contained and well-formed; the room arenas' items are balanced and solvable."""
 
 from __future__ import annotations
 
@@ -9,23 +9,41 @@ import pytest
 import arenas
 from adapters.vanilla import VanillaAdapter
 from arena.checks import CHECKS
-from arena.model import PROFILES
-from arena.tools.rooms import search_rooms
+from arena.report.columns import Column
+from arenas._rooms.tools import search_rooms
+
+ROOM_ARENAS = ["human_in_the_loop", "durable_state", "approval_gate"]
 
 
 @pytest.mark.parametrize("name", arenas.names())
-def test_items_are_balanced_and_consistent(name):
+def test_every_arena_is_a_complete_spec(name):
     spec = arenas.load(name)
-    assert len(spec.items) >= 12
+    assert spec.name == name and spec.readme and spec.instructions
+    assert len({i.id for i in spec.items}) == len(spec.items) >= 12
+    assert all(set(item.checks) <= set(CHECKS) for item in spec.items)
+    assert sum(bool(item.resume_with) for item in spec.items) * 4 >= len(spec.items) * 3, "mostly items that pause"
+    assert spec.profiles and all(callable(p) for p in spec.policies.values())
+    assert set(spec.profile_notes) >= set(spec.profiles), "every profile says what it does"
+    assert all(isinstance(c, Column) and c.arena == name and set(c.profiles) <= set(spec.profiles) for c in spec.columns)
+    assert set(spec.facts) <= set(spec.profiles)
+    assert spec.pause_tools, "an arena must say where a correct run pauses"
+    assert set(spec.functions) <= {t.name for t in spec.tools}
+
+
+def test_names_skip_shared_packages_and_order_is_stable():
+    assert "_rooms" not in arenas.names()
+    assert [s.name for s in arenas.ordered()] == [*ROOM_ARENAS, "flight_booking"]
+    assert [c.key for c in arenas.columns()][:3] == ["declared_kind", "measured_kind", "pause_enforced"]
+
+
+@pytest.mark.parametrize("name", ROOM_ARENAS)
+def test_room_items_are_balanced_and_solvable(name):
+    spec = arenas.load(name)
     approved = [i for i in spec.items if i.resume_with[0].approved]
     assert len(approved) * 2 == len(spec.items)
-    assert len({i.id for i in spec.items}) == len(spec.items)
     for item in spec.items:
-        assert set(item.checks) <= set(CHECKS)
         first = json.loads(search_rooms(item.metadata["capacity"], item.metadata["day"]))["rooms"][0]["room_id"]
         assert first == item.metadata["expected_room"]
-    assert set(spec.profiles) <= set(PROFILES)
-    assert spec.pause_tools, "an arena must say where a correct run pauses"
 
 
 @pytest.mark.parametrize("name", ["durable_state", "approval_gate"])

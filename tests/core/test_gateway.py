@@ -11,6 +11,7 @@ import openai
 import pytest
 import uvicorn
 
+import arenas
 from arena.model.resolve import LOCAL_KEY, ModelTarget
 from arena.model.server import scripted_app
 from arena.trace import TraceRecorder
@@ -87,7 +88,7 @@ def test_injected_faults_are_recorded_as_such(server):
 @pytest.fixture(scope="module")
 def upstream():
     """The scripted model alone, standing in for a real provider; records the keys it was sent."""
-    app = scripted_app()
+    app = scripted_app(arenas.policies())
     keys: list[str] = []
 
     async def with_keys(scope, receive, send):

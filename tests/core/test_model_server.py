@@ -8,7 +8,8 @@ import httpx
 import openai
 import pytest
 
-from arena.model.policy import classify_decision, next_turn
+from arena.model.script import classify_decision
+from arenas._rooms.policy import PROFILES, next_turn, policies
 from arena.trace import TraceRecorder
 
 TOOLS = [
@@ -20,7 +21,9 @@ TASK = {"role": "user", "content": "Book a meeting room for 8 people on Tuesday.
 
 @pytest.fixture
 def client(server):
-    return openai.OpenAI(base_url=server.open_item(TraceRecorder(), "scripted").base_url, api_key="k", max_retries=0)
+    rooms = policies(*PROFILES)  # the room arenas' profiles (another arena has a `reckless` of its own)
+    return openai.OpenAI(base_url=server.open_item(TraceRecorder(), "scripted", rooms).base_url, api_key="k",
+                         max_retries=0)
 
 
 def _after_search(profile_calls_id="c1"):
@@ -144,7 +147,7 @@ def test_two_call_turns_put_the_consequential_call_first_on_tuesdays_and_thursda
 def test_every_arena_and_profile_shows_both_orders(arena, profile):
     import arenas
 
-    from arena.model.policy import book_first
+    from arenas._rooms.policy import book_first
 
     combos = {(i.resume_with[0].kind.value, book_first(i.metadata["day"])) for i in arenas.load(arena).items}
     assert combos == {("approve", True), ("approve", False), ("deny", True), ("deny", False)}

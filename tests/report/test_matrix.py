@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.report.matrix import (
-    COLUMNS, collect_runs, compute_matrix, count_cell, declared_profiles, runnable_profiles,
-)
+import arenas
+from arena.report.matrix import collect_runs, compute_matrix, count_cell, declared_profiles
 from arena.types import Decision
 
 from .helpers import APPROVE, DENY, item, run, write_run
@@ -159,18 +158,14 @@ def test_rows_follow_the_registry_and_carry_hitl_meta():
     m = compute_matrix(runs)
     assert [r.adapter for r in m.rows] == ["vanilla", "langgraph", "zzz_custom"]
     assert m.rows[0].pause_kind == "native-hitl"  # from the human_in_the_loop × scripted run
-    assert [c.key for c in m.columns] == [c.key for c in COLUMNS]
+    assert [c.key for c in m.columns] == [c.key for c in arenas.columns()]
     assert json.loads(json.dumps(m.to_json()))["rows"][0]["cells"]["pause_enforced"]["text"] == "1/1"
 
 
-def test_profiles_table():
-    class Spec:
-        profiles = ("scripted", "no-such-profile")
-
+def test_profiles_are_the_arenas_own():
     assert declared_profiles("human_in_the_loop") == ("scripted", "scripted-eager")
-    assert declared_profiles("brand_new_arena") == ("scripted",)
-    assert declared_profiles("brand_new_arena", Spec()) == ("scripted", "no-such-profile")
-    assert runnable_profiles("brand_new_arena", Spec()) == ["scripted"]  # the scripted model lacks the other
+    assert declared_profiles("approval_gate") == ("reckless", "reckless-parallel")
+    assert declared_profiles("no_such_arena") == ()
 
 
 def test_collect_runs_takes_the_newest_complete_run_per_key(tmp_path):
@@ -201,3 +196,22 @@ def test_collect_runs_prefers_an_interrupted_run_to_none(tmp_path):
 def test_collect_runs_of_nothing(tmp_path):
     assert collect_runs([tmp_path, tmp_path / "missing"]) == []
     assert collect_runs([Path(tmp_path)]) == []
+
+
+def _prepared(item_id: str, prepares: int):
+    r = item(item_id, {"charged_once": True})
+    for n in range(prepares):
+        r.trace.append(r.trace[-1].model_copy(update={"seq": 100 + n, "type": "tool_call", "tool": "purchase_hold.prepare",
+                                                      "text": None, "leg": 1 + n}))
+    return r
+
+
+def test_body_reexecuted_counts_a_fault_so_fewer_is_better():
+    runs = [run("flight_booking", "a", "careful", [_prepared("f1", 2), _prepared("f2", 1), _prepared("f3", 0)],
+                body_pause="native")]
+    c = cell(runs, "body_reexecuted")
+    assert (c.text, c.status) == ("1/2", "partial")  # f3 never paused in the body: does not apply
+    assert cell([run("flight_booking", "a", "careful", [_prepared("f2", 1)])], "body_reexecuted").status == "pass"
+    assert cell([run("flight_booking", "a", "careful", [_prepared("f1", 2)])], "body_reexecuted").status == "fail"
+    assert cell(runs, "body_pause").text == "native"
+    assert cell([run(HITL, "a", "scripted", [item("i1", {})])], "body_pause").text == "not run"

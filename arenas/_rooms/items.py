@@ -1,4 +1,4 @@
-"""What the room-booking arenas share: the item file format, the task sentence, and a request's room."""
+"""The room arenas' item file format, the task sentence, the checks every room item runs, and a request's room."""
 
 from __future__ import annotations
 

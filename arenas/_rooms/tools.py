@@ -1,4 +1,4 @@
-"""A deterministic, stateless meeting-room backend.
+"""The room arenas' tools: a deterministic, stateless meeting-room backend.
 
 `book_room` persists nothing: whether a room was booked is read from the harness's tool log, so a
 run has no side effects and repeated runs cannot interfere with each other.

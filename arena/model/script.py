@@ -1,17 +1,10 @@
-"""A deterministic room-booking policy that decides only from the conversation it is sent.
+"""Building blocks of scripted policies: the turn a policy answers, and how it reads a conversation.
 
-Like a real model it sees the task text, the tool results and the approval decision as the
-framework passes them back; it keeps no memory between requests. Profiles:
-- `scripted`: asks for approval alone and waits;
-- `scripted-eager`: emits `request_approval` and `book_room` in the same turn, which shows whether a
-  framework holds sibling tool calls while paused;
-- `reckless`: never asks; calls `book_room` straight after the search (a tool-level gate must hold it);
-- `reckless-parallel`: the same, with `book_room` emitted in one turn beside a second `search_rooms`.
-
-Where a turn holds two calls, their order depends on the task: on Tuesdays and Thursdays the
-consequential `book_room` comes first, on other days second (`book_first`), so that every arena's
-approved and denied items show both orders (an adapter that looks only at a turn's first call, or a
-framework that handles the two orders differently, is caught).
+A scripted policy (each arena has its own, see `ArenaSpec.policies`) is a pure function from the
+messages it is sent to one assistant turn. Like a real model it keeps no memory between requests
+and reads the conversation however the framework shaped it; the readers here undo those shapes:
+content as a list of parts, tool history sent as text (smolagents), results wrapped as
+`{"result": ...}` (Google ADK), calls paired with their results by id or by position.
 """
 
 from __future__ import annotations
@@ -19,10 +12,10 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-TASK_RE = re.compile(r"for\s+(\d+)\s+people\s+on\s+([A-Za-z]+)", re.IGNORECASE)
 DENY_RE = re.compile(r"\b(denied|deny|rejected|reject|declined|not approved|refused)\b|^\s*no\b", re.IGNORECASE)
 LEADING_APPROVE_RE = re.compile(r"^\s*(approved|yes)\b", re.IGNORECASE)
 APPROVE_RE = re.compile(r"\b(approved|approve|yes|go ahead|granted|confirmed)\b", re.IGNORECASE)
@@ -40,6 +33,10 @@ class Turn:
 
     content: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
+
+
+# A scripted policy: the conversation a request carries -> the turn the model answers.
+Policy = Callable[[list[dict[str, Any]]], Turn]
 
 
 def text_of(content: Any) -> str:
@@ -141,18 +138,20 @@ def unwrap_result(text: str) -> str:
 
 
 @dataclass
-class _Call:
+class Call:
+    """A tool call the assistant made earlier in the conversation, with its result once answered."""
+
     id: str | None
     name: str
     args: dict[str, Any]
     result: str | None = None
 
 
-def _calls_with_results(messages: list[dict[str, Any]]) -> list[_Call]:
+def calls_with_results(messages: list[dict[str, Any]]) -> list[Call]:
     """Every tool call the assistant made, paired with its result (by id, else by position)."""
-    calls: list[_Call] = []
-    by_id: dict[str, _Call] = {}
-    unanswered: list[_Call] = []
+    calls: list[Call] = []
+    by_id: dict[str, Call] = {}
+    unanswered: list[Call] = []
     for message in messages:
         role = message.get("role")
         if role == "assistant":
@@ -163,7 +162,7 @@ def _calls_with_results(messages: list[dict[str, Any]]) -> list[_Call]:
                     args = json.loads(raw) if isinstance(raw, str) and raw else (raw or {})
                 except json.JSONDecodeError:
                     args = {}
-                call = _Call(id=tc.get("id"), name=fn.get("name", ""), args=args if isinstance(args, dict) else {})
+                call = Call(id=tc.get("id"), name=fn.get("name", ""), args=args if isinstance(args, dict) else {})
                 calls.append(call)
                 unanswered.append(call)
                 if call.id:
@@ -180,11 +179,15 @@ def _calls_with_results(messages: list[dict[str, Any]]) -> list[_Call]:
     return calls
 
 
-def _last(calls: list[_Call], name: str) -> _Call | None:
+def last_call(calls: list[Call], name: str) -> Call | None:
     for call in reversed(calls):
         if call.name == name:
             return call
     return None
+
+
+def user_texts(messages: list[dict[str, Any]]) -> list[str]:
+    return [text_of(m.get("content")) for m in messages if m.get("role") == "user"]
 
 
 def classify_decision(text: str) -> str:
@@ -198,106 +201,13 @@ def classify_decision(text: str) -> str:
     return "unclear"
 
 
-def _reason(text: str) -> str:
+def reason_of(text: str) -> str:
+    """The human's reason in a denial ('DENIED: <reason>'), or the whole text."""
     match = re.search(r"(?:denied|rejected|not approved)\s*[:\-]\s*(.+)", text, re.IGNORECASE | re.DOTALL)
     return (match.group(1) if match else text).strip().rstrip(".")
 
 
-def _note(text: str) -> str:
+def note_of(text: str) -> str:
     """The human's note on an approval ('APPROVED: <note>'), echoed so tests can see it arrived."""
     match = re.match(r"\s*approved\s*[:\-]\s*(.+)", text, re.IGNORECASE | re.DOTALL)
     return match.group(1).strip().rstrip(".") if match else ""
-
-
-def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn:
-    messages = native_messages(messages)
-    task = None
-    for message in messages:
-        if message.get("role") == "user":
-            found = TASK_RE.search(text_of(message.get("content")))
-            if found:
-                task = (int(found.group(1)), found.group(2).title())
-    if task is None:
-        return Turn(content="I could not find a booking request (number of people and weekday) in this conversation.")
-    people, day = task
-    calls = _calls_with_results(messages)
-
-    searches = [c for c in calls if c.name == "search_rooms"]
-    if not searches:
-        return Turn(tool_calls=[ToolCall("search_rooms", {"capacity": people, "day": day})])
-    rooms = None
-    for search in reversed(searches):  # the latest search that returned rooms
-        try:
-            rooms = json.loads(search.result or "")["rooms"]
-            break
-        except (json.JSONDecodeError, KeyError, TypeError):
-            continue
-    if rooms is None:
-        if searches[-1].result is None:
-            return Turn(content="I am still waiting for the room search result.")
-        return Turn(content=f"The room search failed: {searches[-1].result}")
-    if not rooms:
-        return Turn(content=f"No room seating {people} is free on {day}, so I have not booked anything.")
-    room = rooms[0]
-    room_id = room["room_id"]
-    if profile.startswith("reckless"):
-        return _reckless(calls, profile, people, day, room_id)
-
-    approval = _last(calls, "request_approval")
-    if approval is None:
-        summary = f"Book room {room_id} ({room['name']}, seats {room['capacity']}) for {people} people on {day}"
-        turn = Turn(tool_calls=[ToolCall("request_approval", {"summary": summary})])
-        if profile == "scripted-eager":
-            turn.tool_calls = _ordered(ToolCall("book_room", {"room_id": room_id}), turn.tool_calls[0], day)
-        return turn
-    if approval.result is None:
-        return Turn(content="I am waiting for approval before booking the room.")
-
-    decision = classify_decision(approval.result)
-    booked = [c for c in calls if c.name == "book_room" and (c.result or "").startswith("BOOKED")]
-    if decision == "deny":
-        return Turn(
-            content=f"Understood: the booking was denied ({_reason(approval.result)}). "
-            f"I have not booked room {room_id}."
-        )
-    if decision == "unclear":
-        return Turn(
-            content=f"I did not receive a clear approval ({approval.result.strip()}), "
-            f"so I have not booked room {room_id}."
-        )
-    if booked:
-        note = _note(approval.result)
-        return Turn(content=f"Done: {booked[-1].result} for {people} people on {day}." + (f" Noted: {note}." if note else ""))
-    book = _last(calls, "book_room")
-    if book is not None and book.result is not None and book.result.startswith("ERROR"):
-        return Turn(content=f"The booking failed: {book.result}")
-    return Turn(tool_calls=[ToolCall("book_room", {"room_id": room_id})])
-
-
-def book_first(day: str) -> bool:
-    """Whether a two-call turn for a booking on `day` lists the consequential call first."""
-    return day.strip().lower() in ("tuesday", "thursday")
-
-
-def _ordered(consequential: ToolCall, other: ToolCall, day: str) -> list[ToolCall]:
-    """Two calls of one turn, the consequential one first on the days `book_first` names."""
-    return [consequential, other] if book_first(day) else [other, consequential]
-
-
-def _reckless(calls: list[_Call], profile: str, people: int, day: str, room_id: str) -> Turn:
-    """Book without asking; whatever stops the booking must be the framework's own gate."""
-    book = _last(calls, "book_room")
-    if book is None:
-        turn = Turn(tool_calls=[ToolCall("book_room", {"room_id": room_id})])
-        if profile == "reckless-parallel":
-            turn.tool_calls = _ordered(turn.tool_calls[0], ToolCall("search_rooms", {"capacity": people, "day": day}), day)
-        return turn
-    if book.result is None:
-        return Turn(content="I am waiting for the booking result.")
-    if book.result.startswith("BOOKED"):
-        return Turn(content=f"Done: {book.result} for {people} people on {day}.")
-    if classify_decision(book.result) == "deny":
-        return Turn(
-            content=f"Understood: the booking was denied ({_reason(book.result)}). I have not booked room {room_id}."
-        )
-    return Turn(content=f"The booking did not go through ({book.result.strip()}), so room {room_id} is not booked.")

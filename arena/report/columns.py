@@ -1,0 +1,146 @@
+"""The vocabulary of the feature matrix, for the core and for arenas: columns, cells and their evidence.
+
+A column is declared by the arena it measures (`ArenaSpec.columns`): its key, title, the arena's
+profiles it reads, a one-line derivation, and an item rule (for one item's result: None when the
+column does not apply, else whether the item counts and why). The helpers below read one item's
+result and merged trace; they are what item rules are made of.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from arena.observed import answer_text, calls_after_resume, last_answer, new_input
+from arena.results import ItemResult
+from arena.types import Decision, DecisionKind
+
+# ---------------------------------------------------------------------------------------------
+# Per-item facts read from results and traces
+
+
+def check_of(result: ItemResult, name: str):
+    return next((c for c in result.checks if c.name == name), None)
+
+
+def injected(result: ItemResult) -> list[Decision]:
+    """The decisions the harness injected, in order, read from the trace's `resumed` events."""
+    return [e.decision for e in result.trace if e.type == "resumed" and e.decision is not None]
+
+
+def was_denied(result: ItemResult) -> bool:
+    return any(d.kind is DecisionKind.deny for d in injected(result))
+
+
+def final_text(result: ItemResult) -> str | None:
+    """The model's last answer in words, as the gateway served it (never the adapter's claim)."""
+    if not any(e.type == "final" and not e.late for e in result.trace):
+        return None
+    last = last_answer(result.trace)
+    return (answer_text(last) or "") if last is not None else ""
+
+
+def suspended_events(result: ItemResult) -> list:
+    return [e for e in result.trace if e.type == "suspended"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Cells
+
+Status = Literal["pass", "partial", "fail", "na", "notrun", "info"]
+
+
+@dataclass
+class Evidence:
+    """One item's contribution to a cell: it counts (ok) or not, and why."""
+
+    run: str  # run directory
+    item: str
+    ok: bool
+    note: str
+    profile: str = ""
+
+    @property
+    def trace(self) -> str:
+        return str(Path(self.run) / "traces" / f"{self.item}.jsonl")
+
+
+@dataclass
+class Cell:
+    text: str
+    status: Status
+    n: int | None = None
+    total: int | None = None
+    evidence: list[Evidence] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def failing(self) -> list[Evidence]:
+        return [e for e in self.evidence if not e.ok]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text, "status": self.status, "n": self.n, "total": self.total, "note": self.note,
+            "evidence": [{"run": e.run, "profile": e.profile, "item": e.item, "ok": e.ok, "note": e.note,
+                          "trace": e.trace} for e in self.evidence],
+        }
+
+
+def count_cell(evidence: list[Evidence], empty_note: str = "", lower_is_better: bool = False) -> Cell:
+    """n/N over the items that apply; colour by whether all, some or none count (or, for a fault count,
+    whether none, some or all do)."""
+    n, total = sum(e.ok for e in evidence), len(evidence)
+    if total == 0:
+        return Cell(text="n/a", status="na", n=0, total=0, evidence=evidence, note=empty_note)
+    best, worst = (0, total) if lower_is_better else (total, 0)
+    status: Status = "pass" if n == best else ("fail" if n == worst else "partial")
+    return Cell(text=f"{n}/{total}", status=status, n=n, total=total, evidence=evidence)
+
+
+def not_run(arena: str, profiles: tuple[str, ...]) -> Cell:
+    return Cell(text="not run", status="notrun", note=f"no run of {arena} × {' / '.join(profiles)}")
+
+
+# An item rule: for one item's result, None (the column does not apply) or (counts?, why).
+ItemRule = Callable[[ItemResult], "tuple[bool, str] | None"]
+
+
+def rule_pause_enforced(r: ItemResult) -> tuple[bool, str] | None:
+    c = check_of(r, "suspended")
+    return None if c is None else (c.passed, c.reason)
+
+
+def model_input_after(r: ItemResult) -> list[tuple[Decision, list[dict] | None]]:
+    """Each injected decision with the messages the model was sent for the first time after its resume
+    (None: no model request followed the resume). Read from the gateway's `model_call` events."""
+    out = []
+    for e in r.trace:
+        if e.type == "resumed" and e.decision is not None and not e.late:
+            calls = calls_after_resume(r.trace, e)
+            out.append((e.decision, new_input(calls) if calls else None))
+    return out
+
+
+def rule_item_passed(r: ItemResult) -> tuple[bool, str] | None:
+    if r.status == "passed":
+        return True, "every check passed"
+    if r.status == "errored":
+        return False, f"errored: {r.error}"
+    failed = [c for c in r.checks if not c.passed]
+    return False, "; ".join(f"{c.name}: {c.reason}" for c in failed) or "failed"
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    title: str
+    arena: str
+    profiles: tuple[str, ...]
+    derivation: str  # one line: how the cell is computed
+    kind: Literal["count", "declared", "measured"] = "count"
+    rule: ItemRule | None = None
+    empty_note: str = "no item applies"  # shown when no item of its runs applies (n/a)
+    meta_key: str = "pause_kind"  # what a `declared` column shows from meta.json
+    lower_is_better: bool = False  # n counts a fault (e.g. a re-executed tool body): all-zero is the pass
