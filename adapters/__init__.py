@@ -17,6 +17,9 @@ class AdapterEntry:
     framework: str  # the distribution whose version is reported
     requires: tuple[str, ...] = ()  # distributions that must be installed besides `framework`
     environment: str = "shared"  # or "isolated": runs in a worker in its own environment
+    # whether items may run at once in one process: not when the framework keeps process-wide state
+    # bound to one event loop (each item runs in an event loop of its own)
+    concurrent: bool = True
 
     @property
     def isolated(self) -> bool:
@@ -73,8 +76,10 @@ REGISTRY: dict[str, AdapterEntry] = {
         AdapterEntry(
             "microsoft_af", "adapters.microsoft_af:MicrosoftAFAdapter", "agent-framework-core", ("agent-framework-openai",)
         ),
-        AdapterEntry("google_adk", "adapters.google_adk:GoogleADKAdapter", "google-adk", ("litellm",)),
-        AdapterEntry("google_adk_confirm", "adapters.google_adk:GoogleADKConfirmAdapter", "google-adk", ("litellm",)),
+        # LiteLLM (under ADK's LiteLlm) keeps one process-wide logging worker bound to an event loop
+        AdapterEntry("google_adk", "adapters.google_adk:GoogleADKAdapter", "google-adk", ("litellm",), concurrent=False),
+        AdapterEntry("google_adk_confirm", "adapters.google_adk:GoogleADKConfirmAdapter", "google-adk", ("litellm",),
+                     concurrent=False),
         AdapterEntry("crewai", "adapters.crewai:CrewAIAdapter", "crewai", environment="isolated"),
         AdapterEntry("smolagents", "adapters.smolagents:SmolagentsAdapter", "smolagents"),
         AdapterEntry("smolagents_emulated", "adapters.smolagents:SmolagentsEmulatedAdapter", "smolagents"),

@@ -230,6 +230,16 @@ class _Runtime:
 
 
 class CrewAIAdapter:
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = (
+        "crewai",
+        "crewai.flow",
+        "crewai.flow.persistence",
+        "crewai.tools",
+        "crewai.events.event_listener",
+        "crewai.utilities.pydantic_schema_utils",
+    )
+
     info = AdapterInfo(
         name="crewai",
         framework="crewai",

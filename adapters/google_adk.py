@@ -214,6 +214,48 @@ class _ADKBase(ABC):
     harness call, paused as `adk_request_confirmation` and answered with a ToolConfirmation.
     """
 
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = (
+        "litellm",
+        "google.adk.agents",
+        "google.adk.apps",
+        "google.adk.models.lite_llm",
+        "google.adk.runners",
+        "google.adk.sessions.sqlite_session_service",
+        "google.adk.tools.function_tool",
+        "google.adk.tools.long_running_tool",
+        "google.genai",
+        # imported lazily on first use
+        "google.adk.agents.llm_agent",
+        "google.adk.apps.app",
+        "google.adk.auth.auth_preprocessor",
+        "google.adk.flows.llm_flows.auto_flow",
+        "google.adk.flows.llm_flows.single_flow",
+        "google.adk.flows.llm_flows.functions",
+        "google.adk.memory.in_memory_memory_service",
+        "google.adk.models.google_llm",
+        "google.adk.tools.agent_tool",
+        "google.adk.workflow._workflow",
+        "google.adk.workflow._node_runner",
+        "google.adk.workflow._llm_agent_wrapper",
+        "google.adk.workflow._tool_node",
+        "google.adk.a2a.agent",
+        "google.adk.agents._agent_router",
+        "google.adk.telemetry.node_tracing",
+        "google.adk.tools.google_search_tool",
+        "google.adk.tools.vertex_ai_search_tool",
+        "litellm._service_logger",
+        "litellm.proxy._types",
+        "litellm.llms.litellm_proxy.chat",
+        "litellm.litellm_core_utils.logging_callback_manager",
+        "litellm.proxy",
+        "litellm.llms.litellm_proxy",
+        "litellm.integrations.prometheus_services",
+        "authlib",
+        "fastapi",
+        "opentelemetry.propagate",
+    )
+
     info: AdapterInfo
     # Resumable App: the configuration in which ADK itself stops at a long-running call even when a
     # sibling call answered in the same step. Off only in tests that show what happens without it.

@@ -32,6 +32,7 @@ import os
 import uuid
 from typing import Any
 
+from adapters._http import async_client
 from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
@@ -49,6 +50,21 @@ RECURSION_LIMIT = 50
 
 
 class LangGraphAdapter:
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = (
+        "httpx",
+        "langgraph.checkpoint.sqlite.aio",
+        "langsmith",
+        "langgraph.types",
+        "langchain.agents",
+        "langchain.agents.middleware",
+        "langchain_openai",
+        "langchain_core.tools",
+        "langchain_core.tracers.stdout",
+        "langchain_core.tracers.run_collector",
+        "langgraph.prebuilt",
+    )
+
     info = AdapterInfo(
         name="langgraph",
         framework="langgraph",
@@ -96,9 +112,7 @@ class LangGraphAdapter:
         every item a fresh loop, so the second item fails with "Event loop is closed".
         """
         if self._http is None:
-            import httpx
-
-            self._http = httpx.AsyncClient()
+            self._http = async_client()
         return self._http
 
     async def start(self, ctx: LegContext) -> LegResult:

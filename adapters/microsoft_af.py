@@ -39,6 +39,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from adapters._http import async_client
 from arena.types import (
     AdapterInfo,
     Capabilities,
@@ -73,6 +74,16 @@ def _framework() -> Any:
 
 
 class MicrosoftAFAdapter:
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = (
+        "agent_framework", "agent_framework.observability", "agent_framework.openai", "openai",
+        # imported lazily on first use
+        "agent_framework._agents", "agent_framework._clients", "agent_framework._sessions", "agent_framework._tools",
+        "agent_framework._compaction", "agent_framework._mcp",
+        "agent_framework_openai", "agent_framework_openai._chat_completion_client",
+        "msgspec", "opentelemetry.propagate", "openai.types.audio",
+    )
+
     info = AdapterInfo(
         name="microsoft_af",
         framework="agent-framework-core",
@@ -122,7 +133,8 @@ class MicrosoftAFAdapter:
             from openai import AsyncOpenAI
 
             # no client retries (the openai client's default is 2), as in every adapter
-            client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
+            client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
+                                 http_client=async_client())
             self._client = OpenAIChatCompletionClient(model=ctx.model.name, async_client=client)
         tools = [self._tool(af, spec, ctx) for spec in ctx.tools.specs]
         return af.Agent(client=self._client, instructions=ctx.instructions, name="room_booker", tools=tools)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._http import async_client
 from arena.tools.box import parse_args
 from arena.types import (
     AdapterInfo,
@@ -46,6 +47,9 @@ AGENT_NAME = "arena"
 
 
 class OpenAIAgentsAdapter:
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = ("agents", "openai")
+
     info = AdapterInfo(
         name="openai_agents",
         framework="openai-agents",
@@ -103,7 +107,8 @@ class OpenAIAgentsAdapter:
         # The approval tool (human_in_the_loop) or the gated tools (approval_gate): the SDK pauses on these.
         self._pause_names = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval}
         self._gated = set(ctx.gated_tools)
-        self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
+        self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
+                                   http_client=async_client())
         model = OpenAIChatCompletionsModel(model=ctx.model.name, openai_client=self._client)
         tools = [
             FunctionTool(

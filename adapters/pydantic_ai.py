@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._http import async_client
 from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
@@ -65,6 +66,23 @@ from arena.types import (
 
 
 class PydanticAIAdapter:
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = (
+        "pydantic_ai",
+        "pydantic_ai.models.openai",
+        "pydantic_ai.providers.openai",
+        "pydantic_ai.messages",
+        "openai",
+        "genai_prices.data",
+    )
+
+    @staticmethod
+    def warm() -> None:
+        """Build the message history's validator once in the fork server (pydantic defers it to first use)."""
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        ModelMessagesTypeAdapter.validate_json(b"[]")
+
     info = AdapterInfo(
         name="pydantic_ai",
         framework="pydantic-ai-slim",
@@ -166,7 +184,8 @@ class PydanticAIAdapter:
 
         # No client retries (the openai client's default is 2): every adapter's model client makes the
         # same number of attempts, so an endpoint fault cannot change the framework comparison.
-        client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
+        client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
+                             http_client=async_client())
         self._provider = OpenAIProvider(openai_client=client)
         model = OpenAIChatModel(ctx.model.name, provider=self._provider)
         agent = Agent(

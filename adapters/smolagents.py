@@ -127,6 +127,9 @@ def _final_text(output: Any) -> str:
 class _SmolagentsBase(ABC):
     """Builds the agent; subclasses decide what the approval tool does."""
 
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = ("smolagents", "smolagents.utils")
+
     def __init__(self) -> None:
         self._model: Any = None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters._http import async_client
 from arena.tools import body as bodypause
 from arena.tools.box import parse_args
 from arena.types import AdapterInfo, Capabilities, Decision, LegContext, LegResult, PendingRequest, ToolKind
@@ -29,6 +30,9 @@ class _Paused:
 
 
 class VanillaAdapter:
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = ("openai",)
+
     info = AdapterInfo(
         name="vanilla",
         framework="openai",
@@ -52,7 +56,8 @@ class VanillaAdapter:
         if self._client is None:
             from openai import AsyncOpenAI
 
-            self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0)
+            self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
+                                       http_client=async_client())
         return self._client
 
     async def aclose(self) -> None:

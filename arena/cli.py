@@ -96,6 +96,8 @@ def run_cmd(
     out: Annotated[Path, typer.Option(help="directory for run directories")] = Path("runs"),
     json_out: Annotated[bool, typer.Option("--json", help="one JSON summary line per adapter on stdout")] = False,
     timeout: Annotated[float, typer.Option(help="per-item timeout in seconds", min=1)] = 180.0,
+    concurrency: Annotated[Optional[int], typer.Option(
+        help="items of one adapter run at once (default: what fits this machine)", min=1, max=64)] = None,
 ) -> None:
     """Run ARENA on one or more adapters; write a run directory per adapter and print the results."""
     import arenas
@@ -132,7 +134,8 @@ def run_cmd(
             try:
                 with _progress(name, len(items), quiet=False) as advance:
                     summary = _run_one(spec, name, target, model, out, server, timeout=timeout, items=items,
-                                       on_result=advance, base_url=base_url)
+                                       on_result=advance, base_url=base_url,
+                                       concurrency=concurrency or default_concurrency())
             except EnvError as exc:
                 err.print(f"[red]{name}: {exc}[/red]")
                 failed_setup.append(name)
@@ -147,7 +150,8 @@ def run_cmd(
 
 
 def _prepare(target, server, restart_between_legs: bool = False):
-    """(info, framework version, adapter factory); an isolated adapter's environment is built here.
+    """(info, framework version, adapter factory, how workers start); an isolated adapter's environment is
+    built here, and its fork server started.
 
     Isolated adapters always run in a worker; with `restart_between_legs` every adapter does, and
     each leg gets a fresh worker process.
@@ -156,19 +160,23 @@ def _prepare(target, server, restart_between_legs: bool = False):
 
     from adapters import AdapterEntry
     from arena.worker import envs
-    from arena.worker.client import WorkerAdapter
+    from arena.worker.client import WorkerAdapter, start_mode
 
     cls = target.load() if isinstance(target, AdapterEntry) else target
     info = cls.info
     if isinstance(target, AdapterEntry) and target.isolated:
         python = envs.ensure_env(target.env_name, say=lambda msg: err.print(f"[cyan]{msg}[/cyan]"))
         version = envs.installed_version(target.env_name, info.framework)
-        return info, version, partial(WorkerAdapter, target.target, info, str(python), server, restart_between_legs)
+        mode = start_mode(str(python), target.target)
+        return info, version, partial(WorkerAdapter, target.target, info, str(python), server, restart_between_legs,
+                                      fork=mode == "fork"), mode
     version = _dist_version(info.framework)
     if restart_between_legs:
         module_target = f"{cls.__module__}:{cls.__qualname__}"
-        return info, version, partial(WorkerAdapter, module_target, info, sys.executable, server, True)
-    return info, version, cls
+        mode = start_mode(sys.executable, module_target)
+        return info, version, partial(WorkerAdapter, module_target, info, sys.executable, server, True,
+                                      fork=mode == "fork"), mode
+    return info, version, cls, "in-process"
 
 
 def _dist_version(dist: str) -> str | None:
@@ -226,8 +234,16 @@ def _print_table(summaries) -> None:
         out.print(f"[dim]run directories (results, merged traces, metadata) under {', '.join(sorted(dirs))}/[/dim]")
 
 
+def default_concurrency() -> int:
+    """Items at once when not asked: most of an item's time is waiting (the model, the watched pause),
+    so twice the cores, at most 8."""
+    import os
+
+    return max(1, min(8, 2 * (os.cpu_count() or 1)))
+
+
 def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *, timeout: float = 60.0,
-             items=None, on_result=None, base_url: str | None = None):
+             items=None, on_result=None, base_url: str | None = None, concurrency: int = 1):
     """Run one arena (an ArenaSpec) on one adapter with one model; write its run directory; return its RunSummary.
 
     Raises EnvError when an isolated adapter's environment cannot be built.
@@ -240,7 +256,9 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
 
     items = arena.items if items is None else items
     model_target = resolve_model(model, base_url, arena.profiles)
-    info, version, factory = _prepare(target, server, arena.restart_between_legs)
+    info, version, factory, worker_start = _prepare(target, server, arena.restart_between_legs)
+    if worker_start == "in-process" and not _concurrent(target):
+        concurrency = 1
     pause_kind, mechanism = arena.pause_kind_of(info), arena.pause_mechanism_of(info)
     if pause_kind == "unsupported":
         what = "tool-level approval gate" if arena.gated else "pause primitive"
@@ -255,7 +273,7 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
             "process_tracking": tracking_mode() if (arena.restart_between_legs or _isolated(target)) else "in-process",
             "body_pause": info.body_pause, "body_pause_mechanism": info.body_pause_mechanism,
             "pause_dwell_s": PAUSE_DWELL_S, "quiet_s": QUIET_S,
-            "items": [i.id for i in items]}
+            "worker_start": worker_start, "concurrency": concurrency, "items": [i.id for i in items]}
     run_dir = RunDir(out, arena.name, adapter_name, model, meta)
 
     def record(result) -> None:
@@ -264,13 +282,20 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
             on_result(result)
 
     results = run_items(factory, arena, items, server=server, model=model_target, timeout_s=timeout,
-                        on_result=record, on_late=run_dir.add_late)
+                        on_result=record, on_late=run_dir.add_late, concurrency=concurrency)
     summary = RunSummary.tally(
         results, arena=arena.name, adapter=adapter_name, framework=info.framework, framework_version=version,
         pause_mechanism=mechanism, pause_kind=pause_kind, model=model, run_dir=str(run_dir.path),
     )
     run_dir.finish(summary, results)
     return summary
+
+
+def _concurrent(target) -> bool:
+    """Whether the adapter's items may run at once (its framework keeps no event-loop-bound state per process)."""
+    from adapters import AdapterEntry
+
+    return not isinstance(target, AdapterEntry) or target.concurrent
 
 
 def _isolated(target) -> bool:
@@ -301,6 +326,8 @@ def matrix_cmd(
     findings: Annotated[Optional[Path], typer.Option(help="also write findings.md here")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print matrix.json on stdout")] = False,
     timeout: Annotated[float, typer.Option(help="per-item timeout in seconds (when running)", min=1)] = 180.0,
+    concurrency: Annotated[Optional[int], typer.Option(
+        help="items of one adapter run at once, when running (default: what fits this machine)", min=1, max=64)] = None,
 ) -> None:
     """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
     import json
@@ -324,7 +351,8 @@ def matrix_cmd(
         if not collected:
             _fail("no run directories (meta.json + results.jsonl) found in " + ", ".join(map(str, runs)))
     else:
-        collected, failed_setup = _matrix_run(adapter or [], arena_name or arenas.names(), out / "runs", timeout)
+        collected, failed_setup = _matrix_run(adapter or [], arena_name or arenas.names(), out / "runs", timeout,
+                                              concurrency or default_concurrency())
     matrix = compute_matrix(collected)
     paths = write_reports(matrix, out, findings)
     if json_out:
@@ -335,7 +363,7 @@ def matrix_cmd(
         raise typer.Exit(1)
 
 
-def _matrix_run(adapter_names: list[str], arena_names: list[str], runs_dir: Path, timeout: float):
+def _matrix_run(adapter_names: list[str], arena_names: list[str], runs_dir: Path, timeout: float, concurrency: int = 1):
     """Run the whole plan under one harness server with a progress display; return (runs, failed setups)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -364,7 +392,8 @@ def _matrix_run(adapter_names: list[str], arena_names: list[str], runs_dir: Path
                 progress.advance(overall)
 
             try:
-                summary = _run_one(spec, name, target, profile, runs_dir, server, timeout=timeout, on_result=advance)
+                summary = _run_one(spec, name, target, profile, runs_dir, server, timeout=timeout, on_result=advance,
+                                   concurrency=concurrency)
             except EnvError as exc:
                 err.print(f"[red]{name}: {exc}[/red]")
                 failed.append(name)

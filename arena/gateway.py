@@ -13,6 +13,7 @@ A request to any other path cannot be attributed; it is refused (HTTP 400) and c
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import secrets
@@ -106,6 +107,7 @@ class Gateway:
         self.channels: dict[str, Channel] = {}
         self.unattributed: list[str] = []
         self.fault: FaultPlan | None = None
+        self.delay_s = 0.0  # a model's latency, injected before every answer (bench/speed.py)
         self._http: Any = None
 
     def open(self, recorder: TraceRecorder, target: ModelTarget, server_url: str,
@@ -142,6 +144,8 @@ class Gateway:
         channel = self.channels.get(request.path_params["token"])
         if channel is None:
             return await self.unattributed_route(request)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
         try:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -214,23 +218,40 @@ def _answer_of_json(status: int, raw: bytes) -> dict[str, Any]:
 
 
 async def _relay(reply: Any, event: Any) -> AsyncIterator[bytes]:
-    """Pass a streamed answer through unchanged while assembling what it says."""
+    """Pass a streamed answer through unchanged while assembling what it says.
+
+    The last chunk is held back until the answer is recorded, so a client that has read the whole
+    stream always finds its model_call complete (and ordered before whatever the client does next).
+    """
     text: list[str] = []
     calls: dict[int, dict[str, Any]] = {}
     buffer = b""
+    held: bytes | None = None
+    recorded = False
+
+    def record() -> None:
+        assembled = [{"id": c.get("id"), "name": c.get("name"), "args": _loads(c.get("arguments", ""))}
+                     for _, c in sorted(calls.items())]
+        event.response = {"status": reply.status_code, "text": "".join(text) or None, "tool_calls": assembled}
+
     try:
         async for chunk in reply.aiter_raw():
-            yield chunk
+            if held is not None:
+                yield held
+            held = chunk
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 _absorb(line, text, calls)
         _absorb(buffer, text, calls)
+        record()
+        recorded = True
+        if held is not None:
+            yield held
     finally:
         await reply.aclose()
-        assembled = [{"id": c.get("id"), "name": c.get("name"), "args": _loads(c.get("arguments", ""))}
-                     for _, c in sorted(calls.items())]
-        event.response = {"status": reply.status_code, "text": "".join(text) or None, "tool_calls": assembled}
+        if not recorded:
+            record()
 
 
 def _absorb(line: bytes, text: list[str], calls: dict[int, dict[str, Any]]) -> None:

@@ -25,6 +25,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -285,27 +286,45 @@ def run_items(
     on_result: Callable[[ItemResult], None] | None = None,
     on_late: Callable[[str, TraceEvent], None] | None = None,
     watch: Watch = Watch(),
+    concurrency: int = 1,
 ) -> list[ItemResult]:
-    """Run items one after another; each item's failure stays that item's.
+    """Run items, up to `concurrency` at once; each item's failure stays that item's.
 
     `server` is the harness's `HarnessServer`; `model` a `ModelTarget` or a scripted profile name.
-    Each item gets its own model endpoint on the server, so every model request is attributed to it.
-    An item that receives late events (after it was sealed, while later items ran) is scored again
-    at the end, and the returned list holds that final result.
+    Each item gets its own model endpoint on the server, its own tool executor (and backend) and its
+    own adapter instance, so items share no run state and a concurrent run gives the results of a
+    serial one. `on_result` is called as items finish (in the order they finish); the returned list
+    is in item order. An item that receives late events (after it was sealed, while other items ran)
+    is scored again at the end, and the returned list holds that final result.
     """
-    results: list[ItemResult] = []
-    done: list[_Item] = []
+    done: dict[int, tuple[ItemResult, _Item]] = {}
+
+    def one(index: int) -> tuple[int, ItemResult, _Item]:
+        result, state = _run_item(adapter_factory, arena, items[index], server, model, timeout_s, watch, on_late)
+        return index, result, state
+
     try:
-        for item in items:
-            result, state = _run_item(adapter_factory, arena, item, server, model, timeout_s, watch, on_late)
-            results.append(result)
-            done.append(state)
-            if on_result is not None:
-                on_result(result)
-        for i, state in enumerate(done):
+        if concurrency <= 1 or len(items) <= 1:
+            finished = (one(i) for i in range(len(items)))
+            for index, result, state in finished:
+                done[index] = (result, state)
+                if on_result is not None:
+                    on_result(result)
+        else:
+            with ThreadPoolExecutor(max_workers=min(concurrency, len(items)), thread_name_prefix="arena-items") as pool:
+                futures = [pool.submit(one, i) for i in range(len(items))]
+                for future in as_completed(futures):
+                    index, result, state = future.result()
+                    done[index] = (result, state)
+                    if on_result is not None:
+                        on_result(result)
+        results = []
+        for index in range(len(items)):
+            result, state = done[index]
             if state.recorder.late_events():
-                results[i] = _rescore(arena, state, state.recorder.events)
+                result = _rescore(arena, state, state.recorder.events)
+            results.append(result)
     finally:
-        for state in done:
+        for _, state in done.values():
             server.gateway.forget(state.channel)
     return results

@@ -81,15 +81,21 @@ def server():
 def run_adapter(server):
     """run_adapter(name_or_class, profile="scripted", arena="human_in_the_loop", items=None) -> results"""
 
-    def run(adapter, profile: str = "scripted", arena: str = "human_in_the_loop", items=None, timeout_s: float = 60.0) -> list[ItemResult]:
+    def run(adapter, profile: str = "scripted", arena: str = "human_in_the_loop", items=None, timeout_s: float = 60.0,
+            concurrency: int | None = None) -> list[ItemResult]:
+        """A registered adapter's items run four at a time where it allows it (as `arena run` does); a
+        class given directly (a test's own, often stateful) runs them one at a time unless asked."""
         spec = arenas.load(arena)
+        at_once = 1
         if isinstance(adapter, str):
             entry = REGISTRY[adapter]
             if not entry.available:
                 pytest.skip(f"{entry.framework} is not installed")
             adapter = entry.load()
+            at_once = 4 if entry.concurrent else 1
         chosen = [i for i in spec.items if items is None or i.id in items]
-        return run_items(adapter, spec, chosen, server=server, model=profile, timeout_s=timeout_s)
+        return run_items(adapter, spec, chosen, server=server, model=profile, timeout_s=timeout_s,
+                         concurrency=concurrency or at_once)
 
     return run
 
@@ -144,22 +150,24 @@ def assert_all_pass(results: list[ItemResult], count: int = 12, legs: int = 2) -
 
 
 def run_durable_pair(server, adapter: str, timeout_s: float = 120.0) -> list[ItemResult]:
-    """durable_state's first approved and first denied item, each leg in a fresh worker process.
+    """durable_state's first approved and first denied item, each leg in a fresh worker process (forked
+    from the adapter's fork server where `arena run` would fork it).
 
     Asserts what every native adapter must show there: both items pass, and the leg that paused and
     the leg that finished ran in two different processes.
     """
     import sys
 
-    from arena.worker.client import WorkerAdapter
+    from arena.worker.client import WorkerAdapter, start_mode
 
     entry = REGISTRY[adapter]
     info = entry.load().info
     spec = arenas.load("durable_state")
+    fork = start_mode(sys.executable, entry.target) == "fork"
     workers: list[WorkerAdapter] = []
 
     def factory() -> WorkerAdapter:
-        workers.append(WorkerAdapter(entry.target, info, sys.executable, server, restart_between_legs=True))
+        workers.append(WorkerAdapter(entry.target, info, sys.executable, server, restart_between_legs=True, fork=fork))
         return workers[-1]
 
     items = [i for i in spec.items if i.id in ("durable-01", "durable-02")]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.types import AdapterInfo, Decision, LegContext, LegResult
-from arena.worker import procs
+from arena.worker import forkserver, procs
 from arena.worker.protocol import Reply, Request, WireContext
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +39,23 @@ QUIET_ENV = {
 
 class WorkerError(RuntimeError):
     pass
+
+
+def worker_env(extra_env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment every worker (and fork server) starts with: telemetry off, the repository importable."""
+    env = {**os.environ, **QUIET_ENV, **(extra_env or {})}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def start_mode(python: str, target: str, extra_env: dict[str, str] | None = None) -> str:
+    """How this adapter's workers start here: `fork` (from a fork server that imported the framework
+    once), or `spawn (why not fork)`. Starts the fork server if it can be used."""
+    if procs.tracking_mode() != "cgroup":
+        return "spawn (forked workers need a cgroup of their own; process tracking here: " \
+               f"{procs.tracking_mode()})"
+    server = forkserver.server_for(python, target, worker_env(extra_env))
+    return f"spawn ({server.unsafe})" if server.unsafe else "fork"
 
 
 @dataclass
@@ -59,6 +76,7 @@ class WorkerAdapter:
         register: Any,  # HarnessServer.register / unregister pair owner
         restart_between_legs: bool = False,
         extra_env: dict[str, str] | None = None,
+        fork: bool = False,
     ):
         self.info = info
         self.target = target
@@ -66,6 +84,7 @@ class WorkerAdapter:
         self.server = register
         self.restart_between_legs = restart_between_legs
         self.extra_env = extra_env or {}
+        self.fork = fork  # start workers from the adapter's fork server (see start_mode)
         self.pids: list[int] = []
         self.lifecycle: list[tuple[str, int]] = []  # ("spawned" | "exited", pid), in order
         self.leg_pid: int | None = None  # the spawned process that ran the latest leg
@@ -75,20 +94,23 @@ class WorkerAdapter:
         self._endpoint: str | None = None
         self._stderr: Any = None
 
-    async def _spawn(self, workdir: str) -> asyncio.subprocess.Process:
+    async def _spawn(self, workdir: str) -> Any:
         tree = procs.new_tree()
-        env = {**os.environ, **QUIET_ENV, **self.extra_env, **tree.env()}
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+        own = dict(tree.env())
         # a framework's files (config, keys, caches, lock files) stay inside the item's directory
         for var, sub in (("HOME", "home"), ("TMPDIR", "tmp"), ("XDG_DATA_HOME", "xdg-data")):
-            env[var] = os.path.join(workdir, sub)
-            os.makedirs(env[var], exist_ok=True)
+            own[var] = os.path.join(workdir, sub)
+            os.makedirs(own[var], exist_ok=True)
         self._stderr = tempfile.TemporaryFile(mode="w+b")
-        proc = await asyncio.create_subprocess_exec(
-            self.python, "-m", "arena.worker",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=self._stderr,
-            env=env, cwd=workdir, start_new_session=True, limit=1 << 26,
-        )
+        server = forkserver.server_for(self.python, self.target, worker_env(self.extra_env)) if self.fork else None
+        if server is not None and not server.unsafe:
+            proc: Any = await server.fork(own, workdir, self._stderr.fileno())
+        else:
+            proc = await asyncio.create_subprocess_exec(
+                self.python, "-m", "arena.worker",
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=self._stderr,
+                env={**worker_env(self.extra_env), **own}, cwd=workdir, start_new_session=True, limit=1 << 26,
+            )
         tree.adopt(proc.pid)  # before the worker is sent anything, so before any adapter code runs
         self._tree = tree
         self.pids.append(proc.pid)

@@ -83,7 +83,9 @@ def ensure_env(name: str, say: Callable[[str], None] = lambda _: None) -> Path:
         base_python = getattr(sys, "_base_executable", sys.executable)
         for cmd in (
             [uv, "venv", "--quiet", "--python", base_python, str(target)],
-            [uv, "pip", "install", "--quiet", "--python", str(target / "bin" / "python"), "-r", str(requirements_file(name))],
+            # byte-compiled now: a worker or fork server starting there must not compile every module it imports
+            [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", str(target / "bin" / "python"),
+             "-r", str(requirements_file(name))],
         ):
             done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode != 0:

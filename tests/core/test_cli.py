@@ -130,7 +130,7 @@ def test_durable_state_shows_that_an_emulated_pause_does_not_survive_a_restart(t
 
 def test_activity_after_the_seal_is_written_to_the_run_directory_and_fails_the_item(tmp_path):
     r = arena("run", "human_in_the_loop", "-a", "tests.zoo:BooksLongAfterFinal", "--item", "hitl-02", "--item", "hitl-04",
-              "--item", "hitl-06", "--json", "--out", str(tmp_path))
+              "--item", "hitl-06", "--concurrency", "1", "--json", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
     run_dir = Path(json.loads(r.stdout)["run_dir"])
     late = [json.loads(l) for l in (run_dir / "late.jsonl").read_text().splitlines()]
@@ -142,3 +142,34 @@ def test_activity_after_the_seal_is_written_to_the_run_directory_and_fails_the_i
     assert not check["passed"] and "after the item was sealed: book_room" in check["reason"]
     trace = [json.loads(l) for l in (run_dir / "traces" / "hitl-02.jsonl").read_text().splitlines()]
     assert trace[-1]["late"] is True
+
+
+def _run_dir_content(run_dir: Path) -> dict:
+    """A run directory without its timings, process ids and the concurrency it was run with."""
+    def clean(line: str) -> dict:
+        data = json.loads(line)
+        for key in ("ts", "duration_s", "pid"):
+            data.pop(key, None)
+        return data
+
+    meta = json.loads((run_dir / "meta.json").read_text())
+    for key in ("started_at", "ended_at", "concurrency"):
+        meta.pop(key)
+    return {
+        "meta": meta,
+        "results": [clean(l) for l in (run_dir / "results.jsonl").read_text().splitlines()],
+        "traces": {p.name: [clean(l) for l in p.read_text().splitlines()] for p in sorted((run_dir / "traces").iterdir())},
+        "summary": {k: v for k, v in json.loads((run_dir / "summary.json").read_text()).items() if k != "run_dir"},
+    }
+
+
+@pytest.mark.parametrize("arena_name", ["human_in_the_loop", "flight_booking"])
+def test_items_at_once_leave_the_run_directory_a_serial_run_leaves(tmp_path, arena_name):
+    dirs = []
+    for n in (1, 6):
+        r = arena("run", arena_name, "-a", "vanilla", "--json", "--concurrency", str(n), "--out", str(tmp_path / str(n)))
+        assert r.returncode == 0, r.stderr
+        dirs.append(Path(json.loads(r.stdout)["run_dir"]))
+    serial, concurrent = (_run_dir_content(d) for d in dirs)
+    assert json.loads((dirs[1] / "meta.json").read_text())["concurrency"] == 6
+    assert serial == concurrent

@@ -1,0 +1,258 @@
+"""Fresh worker processes without the import cost: a fork server per adapter and environment.
+
+A fork server is a process that imports an adapter's framework once (the adapter class's `preload`
+modules) and then, for every worker the harness asks for, forks a child that becomes an ordinary
+worker (`arena.worker.__main__`) on pipes the harness handed over. The server itself never runs any
+adapter code, so a child starts with the framework imported but no run state: a leg that must run
+in a new process (durable_state, an isolated environment) costs a fork, not an interpreter start and
+a framework import.
+
+Forking is only safe from a single-threaded process: a framework that starts a thread at import
+(telemetry, a logging worker) would leave its locks held in the child. The server reports the
+threads it has after the imports; with any, the harness falls back to a plain spawn for that
+adapter and says why (meta.json `worker_start`). So does a harness that cannot put each forked child
+in a process tree of its own (`procs.tracking_mode()` other than `cgroup`): an environment marker
+cannot reach a forked child's initial environment.
+
+The protocol, on a Unix socket: the harness sends one JSON line `{"env": {...}, "cwd": ...}` with
+three file descriptors (the child's stdin, stdout and stderr); the server answers `{"pid": N}`, and
+later `{"exit": code}` when that child has exited (it is the child's parent and reaps it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+READY_TIMEOUT_S = 180.0
+# What every worker imports once it runs, whatever the adapter: imported in the server, not in each child.
+WORKER_MODULES = ("arena.worker.__main__", "arena.worker.protocol", "arena.tools.box", "arena.types", "asyncio",
+                  "concurrent.futures.thread")
+
+
+# -- the server process -------------------------------------------------------------------------------
+
+
+def serve(path: str, target: str) -> None:
+    import importlib
+
+    from adapters import load_target
+
+    cls = load_target(target)
+    for module in (*getattr(cls, "preload", ()), *WORKER_MODULES):
+        try:
+            importlib.import_module(module)
+        except ImportError:  # not in this release of the framework: a child imports what it needs itself
+            pass
+    if "openai" in sys.modules:  # what the first client of every child would import and load
+        from adapters import _http
+
+        _http.warm()
+    if callable(getattr(cls, "warm", None)):
+        cls.warm()
+    threads = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    print(json.dumps({"ready": True, "threads": threads, "pid": os.getpid()}), flush=True)
+    if threads:
+        return  # not safe to fork: the harness spawns instead
+    children: dict[int, socket.socket] = {}
+
+    def reap(*_: Any) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            conn = children.pop(pid, None)
+            if conn is not None:
+                try:
+                    conn.sendall((json.dumps({"exit": os.waitstatus_to_exitcode(status)}) + "\n").encode())
+                except OSError:
+                    pass
+                conn.close()
+
+    signal.signal(signal.SIGCHLD, reap)
+    while True:
+        conn, _ = listener.accept()
+        message, fds, _flags, _addr = socket.recv_fds(conn, 1 << 20, 3)
+        if not message or len(fds) != 3:
+            conn.close()
+            continue
+        request = json.loads(message.decode())
+        pid = os.fork()
+        if pid == 0:  # the child: a fresh worker on the harness's pipes
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            listener.close()
+            conn.close()
+            for other in children.values():
+                other.close()
+            os.setsid()
+            for target_fd, fd in enumerate(fds):
+                os.dup2(fd, target_fd)
+                os.close(fd)
+            os.chdir(request["cwd"])
+            os.environ.update(request["env"])
+            from arena.worker.__main__ import main
+
+            try:
+                main()
+            finally:
+                os._exit(1)
+        for fd in fds:
+            os.close(fd)
+        children[pid] = conn
+        conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
+
+
+# -- the harness side ---------------------------------------------------------------------------------
+
+
+class ForkedProcess:
+    """A worker the fork server started: the interface of `asyncio.subprocess.Process` that WorkerAdapter uses."""
+
+    def __init__(self, pid: int, stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader,
+                 status: asyncio.StreamReader, status_writer: asyncio.StreamWriter) -> None:
+        self.pid = pid
+        self.stdin = stdin
+        self.stdout = stdout
+        self.returncode: int | None = None
+        self._status = status
+        self._status_writer = status_writer
+
+    async def wait(self) -> int:
+        if self.returncode is None:
+            line = await self._status.readline()
+            try:
+                self.returncode = int(json.loads(line)["exit"]) if line else -9
+            except (ValueError, KeyError):
+                self.returncode = -9
+            self._status_writer.close()
+        return self.returncode
+
+
+@dataclass
+class ForkServer:
+    python: str
+    target: str
+    path: str = ""
+    proc: subprocess.Popen[bytes] | None = None
+    unsafe: str = ""  # why this adapter's workers are spawned instead
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self, env: dict[str, str]) -> None:
+        folder = tempfile.mkdtemp(prefix="arena-fork-")
+        self.path = os.path.join(folder, "fork.sock")
+        self.proc = subprocess.Popen(
+            [self.python, "-m", "arena.worker.forkserver", self.path, self.target],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            start_new_session=True,
+        )
+        assert self.proc.stdout is not None
+        line = _read_line(self.proc.stdout, READY_TIMEOUT_S)
+        try:
+            ready = json.loads(line)
+        except json.JSONDecodeError:
+            ready = {}
+        if not ready.get("ready"):
+            self.unsafe = "the fork server did not start"
+        elif ready.get("threads"):
+            self.unsafe = f"threads after import: {', '.join(ready['threads'][:3])}"
+        if self.unsafe:
+            self.stop()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        if self.path:
+            Path(self.path).unlink(missing_ok=True)
+
+    def _request(self, env: dict[str, str], cwd: str, fds: list[int]) -> tuple[socket.socket, int]:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(self.path)
+        socket.send_fds(sock, [(json.dumps({"env": env, "cwd": cwd}) + "\n").encode()], fds)
+        line = b""
+        while not line.endswith(b"\n"):  # byte by byte: the exit line that follows stays in the socket
+            chunk = sock.recv(1)
+            if not chunk:
+                sock.close()
+                raise RuntimeError("the fork server closed the connection")
+            line += chunk
+        return sock, int(json.loads(line)["pid"])
+
+    async def fork(self, env: dict[str, str], cwd: str, stderr_fd: int) -> ForkedProcess:
+        loop = asyncio.get_running_loop()
+        child_in, harness_in = os.pipe()
+        harness_out, child_out = os.pipe()
+        try:
+            sock, pid = await loop.run_in_executor(None, self._request, env, cwd, [child_in, child_out, stderr_fd])
+        except BaseException:
+            os.close(harness_in)
+            os.close(harness_out)
+            raise
+        finally:
+            os.close(child_in)
+            os.close(child_out)
+        reader, writer = await asyncio.open_unix_connection(sock=sock)
+        stdout = asyncio.StreamReader(limit=1 << 26, loop=loop)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), os.fdopen(harness_out, "rb", 0))
+        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(harness_in, "wb", 0))
+        stdin = asyncio.StreamWriter(transport, protocol, None, loop)
+        return ForkedProcess(pid, stdin, stdout, reader, writer)
+
+
+def _read_line(stream: Any, timeout: float) -> str:
+    """One line from a blocking pipe, or '' after `timeout` seconds."""
+    out: list[bytes] = []
+
+    def read() -> None:
+        out.append(stream.readline())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    return out[0].decode(errors="replace") if out else ""
+
+
+_SERVERS: dict[tuple[str, str], ForkServer] = {}
+_LOCK = threading.Lock()
+
+
+def server_for(python: str, target: str, env: dict[str, str]) -> ForkServer:
+    """The fork server of this adapter in this environment, started on first use (shared by all items)."""
+    with _LOCK:
+        server = _SERVERS.get((python, target))
+        if server is None:
+            server = _SERVERS[(python, target)] = ForkServer(python, target)
+    with server.lock:
+        if server.proc is None and not server.unsafe:
+            server.start(env)
+    return server
+
+
+@atexit.register
+def _stop_all() -> None:
+    for server in list(_SERVERS.values()):
+        server.stop()
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], sys.argv[2])

@@ -1,0 +1,93 @@
+"""Workers forked from a fork server: the same behaviour as spawned ones, the same process guarantees."""
+
+from __future__ import annotations
+
+import sys
+from functools import partial
+
+import pytest
+
+import arenas
+from adapters import REGISTRY
+from adapters.vanilla import VanillaAdapter
+from arena.runner import run_items
+from arena.worker import procs
+from arena.worker.client import WorkerAdapter, start_mode
+from tests.conftest import normalised
+
+HITL = arenas.load("human_in_the_loop")
+DURABLE = arenas.load("durable_state")
+pytestmark = pytest.mark.skipif(procs.tracking_mode() != "cgroup", reason="forked workers need cgroup tracking here")
+
+
+def _run(server, target, info, spec, items, restart=False, profile="scripted"):
+    made: list[WorkerAdapter] = []
+
+    def factory():
+        made.append(WorkerAdapter(target, info, sys.executable, server, restart_between_legs=restart, fork=True))
+        return made[-1]
+
+    chosen = [i for i in spec.items if i.id in items]
+    return run_items(factory, spec, chosen, server=server, model=profile, timeout_s=60), made
+
+
+def test_a_forked_worker_behaves_as_a_spawned_one(server, run_adapter):
+    assert start_mode(sys.executable, "adapters.vanilla:VanillaAdapter") == "fork"
+    results, workers = _run(server, "adapters.vanilla:VanillaAdapter", VanillaAdapter.info, HITL, ["hitl-01", "hitl-02"])
+    local = run_adapter(VanillaAdapter, items=["hitl-01", "hitl-02"])
+    assert [r.status for r in results] == ["passed", "passed"]
+    assert [normalised(r) for r in results] == [normalised(r) for r in local]
+    assert len({p for w in workers for p in w.pids}) == 2
+
+
+def test_a_resumed_leg_runs_in_a_new_forked_process_after_the_paused_one_exited(server):
+    entry = REGISTRY["langgraph"]
+    if not entry.available:
+        pytest.skip("langgraph is not installed")
+    assert start_mode(sys.executable, entry.target) == "fork"
+    results, workers = _run(server, entry.target, entry.load().info, DURABLE, ["durable-01", "durable-02"], restart=True)
+    assert [r.status for r in results] == ["passed", "passed"]
+    for result, worker in zip(results, workers):
+        first, second = worker.pids
+        assert worker.lifecycle == [("spawned", first), ("exited", first), ("spawned", second), ("exited", second)]
+        assert next(e for e in result.trace if e.type == "suspended").pid == first
+        assert next(e for e in result.trace if e.type == "final").pid == second
+
+
+def test_a_daemon_left_by_a_forked_leg_is_still_a_survivor(server):
+    from tests.zoo import HoldsStateInADaemon
+
+    results, _ = _run(server, "tests.zoo:HoldsStateInADaemon", HoldsStateInADaemon.info, DURABLE, ["durable-01"],
+                      restart=True)
+    check = next(c for c in results[0].checks if c.name == "resumed_in_new_process")
+    assert results[0].status == "failed" and "of the paused leg was still alive at the resume" in check.reason
+
+
+def test_a_killed_forked_worker_reports_its_exit_code(server):
+    from tests.zoo import DiesOnOneItem
+
+    results, _ = _run(server, "tests.zoo:DiesOnOneItem", DiesOnOneItem.info, HITL, ["hitl-02"])
+    assert results[0].error.startswith("WorkerError: worker exited with code -9 mid-leg")
+
+
+def test_a_framework_that_starts_threads_at_import_is_spawned_instead(server):
+    from tests.forkunsafe import ThreadAtImport
+
+    mode = start_mode(sys.executable, "tests.forkunsafe:ThreadAtImport")
+    assert mode.startswith("spawn (threads after import: ") and "telemetry-exporter" in mode
+    factory = partial(WorkerAdapter, "tests.forkunsafe:ThreadAtImport", ThreadAtImport.info, sys.executable, server,
+                      fork=True)
+    (result,) = run_items(factory, HITL, [HITL.item("hitl-01")], server=server, model="scripted", timeout_s=60)
+    assert result.status == "passed"  # spawned, as ever
+
+
+def test_a_fork_server_skips_a_missing_preload_module_and_warms_once_for_its_children(server):
+    from tests.forkwarm import WarmedInServer
+
+    assert start_mode(sys.executable, "tests.forkwarm:WarmedInServer") == "fork"
+    results, workers = _run(server, "tests.forkwarm:WarmedInServer", WarmedInServer.info, HITL, ["hitl-01", "hitl-02"])
+    assert [r.status for r in results] == ["passed", "passed"], [r.error for r in results]
+    # spawned, the same adapter is never warmed: the check inside it is real
+    spawned = partial(WorkerAdapter, "tests.forkwarm:WarmedInServer", WarmedInServer.info, sys.executable, server)
+    (cold,) = run_items(spawned, HITL, [HITL.item("hitl-01")], server=server, model="scripted", timeout_s=60)
+    assert "not warmed in the fork server" in (cold.error or "")
