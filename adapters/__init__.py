@@ -71,6 +71,12 @@ REGISTRY: dict[str, AdapterEntry] = {
             "langgraph",
             ("langchain", "langchain-openai", "langgraph-checkpoint-sqlite"),
         ),
+        AdapterEntry(
+            "langgraph_per_call",
+            "adapters.langgraph:LangGraphPerCallAdapter",
+            "langgraph",
+            ("langchain", "langchain-openai", "langgraph-checkpoint-sqlite"),
+        ),
         AdapterEntry("openai_agents", "adapters.openai_agents:OpenAIAgentsAdapter", "openai-agents"),
         AdapterEntry("pydantic_ai", "adapters.pydantic_ai:PydanticAIAdapter", "pydantic-ai-slim"),
         AdapterEntry(

@@ -66,6 +66,7 @@ from arena.types import (
     Capabilities,
     Decision,
     DecisionKind,
+    DecisionSet,
     LegContext,
     LegResult,
     PendingRequest,
@@ -278,8 +279,21 @@ class _ADKBase(ABC):
         message = types.Content(role="user", parts=[types.Part(text=ctx.item.input)])
         return await self._leg(ctx, state, message, invocation_id=None)
 
-    async def resume(self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:
+    async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         types = _adk()["types"]
+        if isinstance(decision, DecisionSet):
+            # One ToolConfirmation per held call, all in one message. It carries a bool to the framework: a
+            # denial, an edit (ADK checks that the confirmed call's arguments are the stored ones) and a call
+            # without a decision are all rejections, which the model reads as ADK's fixed text.
+            parts = []
+            for held in state["calls"]:
+                d = decision.for_call(held["call_id"])
+                answer = {"confirmed": d is not None and d.kind is DecisionKind.approve,
+                          "payload": d.as_text() if d is not None else "DENIED"}
+                parts.append(types.Part(function_response=types.FunctionResponse(
+                    id=held["confirm_id"], name=CONFIRMATION_CALL, response=answer)))
+            message = types.Content(role="user", parts=parts)
+            return await self._leg(ctx, state, message, invocation_id=state["invocation"])
         if state["call_name"] == CONFIRMATION_CALL:
             # A ToolConfirmation. An answer confirms (its text is what the approval tool returns);
             # only a denial rejects.
@@ -379,6 +393,16 @@ class _ADKBase(ABC):
             for call, pending in self._pause_calls(ctx, event):
                 if call.id not in answered:
                     pause = (index, event, call, pending)
+        held = [(call, pending) for call, pending in (self._pause_calls(ctx, pause[1]) if pause else [])
+                if call.id not in answered and call.name == CONFIRMATION_CALL and pending.tool in ctx.gated_tools]
+        if pause is not None and len(held) > 1:  # several gated calls of one turn, each with its confirmation
+            index, event = pause[0], pause[1]
+            went_on = any(e.author == AGENT_NAME and (_text(e) or e.get_function_calls()) for e in events[index + 1 :])
+            if not went_on:
+                paused = {**{k: state[k] for k in ("db", "app", "user", "session")}, "invocation": event.invocation_id,
+                          "call_id": held[0][0].id, "call_name": CONFIRMATION_CALL,
+                          "calls": [{"confirm_id": c.id, "call_id": p.call_id} for c, p in held]}
+                return LegResult.suspended([p for _, p in held], paused)
         if pause is not None:
             index, event, call, pending = pause
             # Did the framework go on after the pause call? Any later model output (text or calls)
@@ -450,7 +474,13 @@ BODY_PAUSE_MECHANISM = (
     "(adk_request_confirmation, resumable App); answered with a ToolConfirmation: ADK runs the tool again from "
     "its first line with tool_context.tool_confirmation set"
 )
-GATE_CAPABILITIES = Capabilities(deny_reason=False, approve_note=False, free_text=False, notes=TOOL_GATE_NOTES)
+GATE_CAPABILITIES = Capabilities(deny_reason=False, approve_note=False, free_text=False, edit_args=False,
+                                 notes=TOOL_GATE_NOTES + " An edit is a rejection: ADK refuses a confirmation whose "
+                                 "arguments differ from the held call's.")
+MULTI_CALL_MECHANISM = (
+    "one adk_request_confirmation per gated call of the turn on one event (args.originalFunctionCall.id); "
+    "answered with one ToolConfirmation FunctionResponse per call in one message"
+)
 
 
 class GoogleADKAdapter(_ADKBase):
@@ -466,6 +496,8 @@ class GoogleADKAdapter(_ADKBase):
         tool_gate="native",
         tool_gate_mechanism=TOOL_GATE_MECHANISM,
         gate_capabilities=GATE_CAPABILITIES,
+        multi_call="native",
+        multi_call_mechanism=MULTI_CALL_MECHANISM,
         body_pause="native",
         body_pause_mechanism=BODY_PAUSE_MECHANISM,
         capabilities=Capabilities(
@@ -521,6 +553,8 @@ class GoogleADKConfirmAdapter(_ADKBase):
         tool_gate="native",
         tool_gate_mechanism=TOOL_GATE_MECHANISM,
         gate_capabilities=GATE_CAPABILITIES,
+        multi_call="native",
+        multi_call_mechanism=MULTI_CALL_MECHANISM,
         body_pause="native",
         body_pause_mechanism=BODY_PAUSE_MECHANISM,
         capabilities=Capabilities(

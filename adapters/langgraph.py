@@ -38,6 +38,8 @@ from arena.types import (
     AdapterInfo,
     Capabilities,
     Decision,
+    DecisionKind,
+    DecisionSet,
     LegContext,
     LegResult,
     PendingRequest,
@@ -50,6 +52,7 @@ RECURSION_LIMIT = 50
 
 
 class LangGraphAdapter:
+    interrupt_mode = "batched"  # HumanInTheLoopMiddleware's mode for gated tools
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = (
         "httpx",
@@ -75,14 +78,22 @@ class LangGraphAdapter:
         pause_kind="native",
         tool_gate="native",
         tool_gate_mechanism=(
-            "langchain.agents.middleware.HumanInTheLoopMiddleware(interrupt_on={gated tool: approve|reject}) "
+            "langchain.agents.middleware.HumanInTheLoopMiddleware(interrupt_on={gated tool: approve|edit|reject}) "
             "on create_agent (batched: one interrupt in after_model, before the turn's tools run); "
-            "AsyncSqliteSaver checkpoint; resumed with Command(resume={'decisions': [{'type': 'approve'}]}) "
-            "or [{'type': 'reject', 'message': decision.as_text()}]; an approval carries no note"
+            "AsyncSqliteSaver checkpoint; resumed with Command(resume={'decisions': [{'type': 'approve'} | "
+            "{'type': 'edit', 'edited_action': ...} | {'type': 'reject', 'message': decision.as_text()}, ...]}), "
+            "one per gated call in the turn's order; an approval carries no note"
         ),
         gate_capabilities=Capabilities(
-            deny_reason=True, approve_note=False, free_text=False,
-            notes="the middleware's reject message becomes the held call's tool result; approve has no message",
+            deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+            notes="the middleware's reject message becomes the held call's tool result; approve has no message; "
+                  "edit runs the call with edited_action's arguments",
+        ),
+        multi_call="native",
+        multi_call_mechanism=(
+            "one batched interrupt listing the turn's gated calls (action_requests, no ids: matched to the "
+            "AIMessage's tool calls by position); resumed with Command(resume={'decisions': [approve | "
+            "edit(edited_action) | reject(message), ...]}) in that order"
         ),
         body_pause="native",
         body_pause_mechanism=(
@@ -118,13 +129,33 @@ class LangGraphAdapter:
     async def start(self, ctx: LegContext) -> LegResult:
         state = {"db": os.path.join(ctx.workdir, DB_NAME), "thread_id": f"arena-{ctx.item.id}-{uuid.uuid4().hex}"}
         graph_input = {"messages": [{"role": "user", "content": ctx.item.input}]}
-        return await _leg(ctx, state, graph_input, self._http_client())
+        return await _leg(ctx, state, graph_input, self._http_client(), self.interrupt_mode)
 
-    async def resume(self, state: dict[str, str], decision: Decision, ctx: LegContext) -> LegResult:
-        return await _leg(ctx, state, decision, self._http_client())
+    async def resume(self, state: dict[str, str], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        return await _leg(ctx, state, decision, self._http_client(), self.interrupt_mode)
 
 
-async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: Any) -> LegResult:
+class LangGraphPerCallAdapter(LangGraphAdapter):
+    """The same agent with the approval middleware's other mode: one interrupt per gated call, raised where
+    each call would run (langchain documents it as the coming default)."""
+
+    interrupt_mode = "per_call"
+    info = LangGraphAdapter.info.model_copy(update={
+        "name": "langgraph_per_call",
+        "tool_gate_mechanism": (
+            "HumanInTheLoopMiddleware(interrupt_on={gated tool: approve|edit|reject}, interrupt_mode='per_call') "
+            "on create_agent: one interrupt per gated call, in the tool node (ungated calls of the turn run "
+            "first); AsyncSqliteSaver checkpoint; resumed with Command(resume={interrupt id: decision})"
+        ),
+        "multi_call_mechanism": (
+            "one interrupt per gated call (Interrupt.id, value.tool_call_id); resumed with Command(resume="
+            "{interrupt id: approve | edit(edited_action) | reject(message)}), all in one resume"
+        ),
+    })
+
+
+async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: Any,
+               interrupt_mode: str = "batched") -> LegResult:
     """One leg: reopen the checkpoint database, run the graph until it ends or interrupts, close it.
 
     `graph_input` is the first leg's input, or the human's `Decision` for a resume: it is turned into
@@ -135,13 +166,16 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
 
     config = {"configurable": {"thread_id": state["thread_id"]}, "recursion_limit": RECURSION_LIMIT}
     async with AsyncSqliteSaver.from_conn_string(state["db"]) as saver:
-        agent = _build_agent(ctx, saver, http)
-        if isinstance(graph_input, Decision):
+        agent = _build_agent(ctx, saver, http, interrupt_mode)
+        if isinstance(graph_input, (Decision, DecisionSet)):
             graph_input = await _resume_command(agent, config, graph_input)
         with tracing_context(enabled=False):  # no LangSmith tracing, whatever the environment says
             output = await agent.ainvoke(graph_input, config, version="v2")
     messages = output.value["messages"]
     if output.interrupts:
+        several = _gated_calls(output.interrupts, messages)
+        if len(several) > 1:
+            return LegResult.suspended(several, state)
         return LegResult.suspended(_pending(output.interrupts[0].value, messages), state)
     return LegResult.finished(_text(messages[-1].content) if messages else "")
 
@@ -151,7 +185,35 @@ def _is_gate_request(value: Any) -> bool:
     return isinstance(value, dict) and "action_requests" in value
 
 
+def _is_call_request(value: Any) -> bool:
+    """The middleware's per-call ToolApprovalRequest (interrupt_mode="per_call"): one interrupt per gated call."""
+    return isinstance(value, dict) and value.get("type") == "tool_approval"
+
+
+def _last_calls(messages: list[Any]) -> list[dict[str, Any]]:
+    return next((m.tool_calls for m in reversed(messages) if getattr(m, "tool_calls", None)), [])
+
+
+def _gated_calls(interrupts: Any, messages: list[Any]) -> list[PendingRequest]:
+    """Every gated call the pause holds, with the id the model gave it.
+
+    Per-call mode: one interrupt per call, each naming its tool_call_id. Batched mode: one interrupt
+    whose action requests carry no ids; they are the gated calls of the last AIMessage, in its order.
+    """
+    values = [i.value for i in interrupts]
+    if values and all(_is_call_request(v) for v in values):
+        return [PendingRequest(tool=v["name"], args=v["args"], call_id=v["tool_call_id"]) for v in values]
+    if len(values) == 1 and _is_gate_request(values[0]):
+        asked = [(a["name"], a["args"]) for a in values[0]["action_requests"]]
+        gated = [c for c in _last_calls(messages) if (c["name"], c["args"]) in asked]
+        if [(c["name"], c["args"]) for c in gated] == asked:
+            return [PendingRequest(tool=c["name"], args=c["args"], call_id=c["id"]) for c in gated]
+    return []
+
+
 def _pending(value: dict[str, Any], messages: list[Any]) -> PendingRequest:
+    if _is_call_request(value):
+        return PendingRequest(tool=value["name"], args=value["args"], call_id=value["tool_call_id"])
     if _is_gate_request(value):
         # HumanInTheLoopMiddleware's HITLRequest: the gated calls of one model turn (the harness is
         # shown the first). An action request carries name and args; the call id is read from the
@@ -163,14 +225,36 @@ def _pending(value: dict[str, Any], messages: list[Any]) -> PendingRequest:
     return PendingRequest(tool=value["tool"], args=value["args"], call_id=value.get("call_id"))
 
 
-async def _resume_command(agent: Any, config: dict[str, Any], decision: Decision) -> Any:
-    """The resume value for the interrupt the checkpoint holds."""
+def _gate_answer(decision: Decision | None, name: str) -> dict[str, Any]:
+    """One decision as HumanInTheLoopMiddleware reads it; no decision for a call rejects it (it must not run)."""
+    if decision is None:
+        return {"type": "reject", "message": "DENIED: no decision was given for this call"}
+    if decision.kind is DecisionKind.edit and decision.args is not None:
+        return {"type": "edit", "edited_action": {"name": name, "args": decision.args}}
+    if decision.approved:
+        return {"type": "approve"}  # the middleware's approve carries no message
+    return {"type": "reject", "message": decision.as_text()}
+
+
+async def _resume_command(agent: Any, config: dict[str, Any], decision: Decision | DecisionSet) -> Any:
+    """The resume value for the interrupt(s) the checkpoint holds."""
     from langgraph.types import Command
 
     snapshot = await agent.aget_state(config)
     if not snapshot.interrupts:
         raise RuntimeError(f"the checkpoint of thread {config['configurable']['thread_id']} holds no pending interrupt")
+    if isinstance(decision, DecisionSet):
+        interrupts = list(snapshot.interrupts)
+        if all(_is_call_request(i.value) for i in interrupts):  # per call: keyed by interrupt id
+            return Command(resume={i.id: _gate_answer(decision.for_call(i.value["tool_call_id"]), i.value["name"])
+                                   for i in interrupts})
+        calls = _gated_calls(interrupts, snapshot.values.get("messages", []))
+        if not calls:
+            raise RuntimeError("the checkpoint's interrupt does not match the gated calls of the last model turn")
+        return Command(resume={"decisions": [_gate_answer(decision.for_call(c.call_id), c.tool) for c in calls]})
     value = snapshot.interrupts[0].value
+    if _is_call_request(value):
+        return Command(resume={snapshot.interrupts[0].id: _gate_answer(decision, value["name"])})
     if not _is_gate_request(value):
         return Command(resume=decision.model_dump(mode="json"))
     if decision.approved:
@@ -180,7 +264,7 @@ async def _resume_command(agent: Any, config: dict[str, Any], decision: Decision
     return Command(resume={"decisions": [answer for _ in value["action_requests"]]})
 
 
-def _build_agent(ctx: LegContext, checkpointer: Any, http: Any) -> Any:
+def _build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: str = "batched") -> Any:
     from langchain.agents import create_agent
     from langchain_openai import ChatOpenAI
 
@@ -200,8 +284,8 @@ def _build_agent(ctx: LegContext, checkpointer: Any, http: Any) -> Any:
     if ctx.gated_tools:
         from langchain.agents.middleware import HumanInTheLoopMiddleware
 
-        gate = {name: {"allowed_decisions": ["approve", "reject"]} for name in ctx.gated_tools}
-        middleware.append(HumanInTheLoopMiddleware(interrupt_on=gate))
+        gate = {name: {"allowed_decisions": ["approve", "edit", "reject"]} for name in ctx.gated_tools}
+        middleware.append(HumanInTheLoopMiddleware(interrupt_on=gate, interrupt_mode=interrupt_mode))
     return create_agent(
         model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer, middleware=middleware
     )

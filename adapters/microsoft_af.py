@@ -45,6 +45,7 @@ from arena.types import (
     Capabilities,
     Decision,
     DecisionKind,
+    DecisionSet,
     LegContext,
     LegResult,
     PendingRequest,
@@ -100,8 +101,14 @@ class MicrosoftAFAdapter:
             "AgentSession restored by from_dict; a denial's tool result is the framework's fixed rejection text"
         ),
         gate_capabilities=Capabilities(
-            deny_reason=False, approve_note=False, free_text=False,
-            notes="the approval response is a bool: a denial is the framework's fixed rejection text",
+            deny_reason=False, approve_note=False, free_text=False, edit_args=False,
+            notes="the approval response is a bool: a denial is the framework's fixed rejection text; an approved "
+                  "call is re-bound to the stored one, so an edit is sent as a rejection",
+        ),
+        multi_call="native",
+        multi_call_mechanism=(
+            "one function_approval_request per gated call of the turn (function_call.call_id); each answered "
+            "with to_function_approval_response(approved) in one message"
         ),
         capabilities=Capabilities(
             deny_reason=False,
@@ -176,11 +183,21 @@ class MicrosoftAFAdapter:
         response = await agent.run(ctx.item.input, session=session)
         return self._leg_result(response, session, ctx)
 
-    async def resume(self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:
+    async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         af = _framework()
         agent = self._agent(ctx)
         session = af.AgentSession.from_dict(state["session"])
         requests = [af.Content.from_dict(r) for r in state["requests"]]
+        if isinstance(decision, DecisionSet):
+            # One response per held call, by the model's call id. The response is a bool: an edit (the framework
+            # re-binds the approved call to the stored one) and a denial are both a rejection with its fixed text.
+            self._grants = []
+            answers = []
+            for r in requests:
+                d = decision.for_call(r.function_call.call_id)
+                answers.append(r.to_function_approval_response(d is not None and d.kind is DecisionKind.approve))
+            response = await agent.run(af.Message(role="user", contents=answers), session=session)
+            return self._leg_result(response, session, ctx)
         if state.get("pending") in ctx.gated_tools:
             # A gated tool: only an approval lets the framework run it (a free answer is not one, as in
             # vanilla). The response is a bool: a denial becomes the framework's fixed rejection text.
@@ -201,6 +218,13 @@ class MicrosoftAFAdapter:
             return LegResult.errored(f"the run stopped on user-input requests of type {others[0].type!r}")
         if not requests:
             return LegResult.finished(response.text or "")
+        gated = [r for r in requests if r.function_call.name in ctx.gated_tools]
+        if len(gated) > 1 and len(gated) == len(requests):  # several gated calls of one turn, held together
+            state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests],
+                     "pending": gated[0].function_call.name}
+            return LegResult.suspended([PendingRequest(tool=r.function_call.name, call_id=r.function_call.call_id,
+                                                       args=r.function_call.parse_arguments() or {}) for r in gated],
+                                       state)
         pause_tools = [s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval]
         first = next((r for r in requests if r.function_call.name in pause_tools), requests[0])
         call = first.function_call

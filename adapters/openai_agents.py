@@ -35,6 +35,7 @@ from arena.types import (
     Capabilities,
     Decision,
     DecisionKind,
+    DecisionSet,
     LegContext,
     LegResult,
     PendingRequest,
@@ -66,8 +67,15 @@ class OpenAIAgentsAdapter:
             "RunState.reject(item, rejection_message=decision.as_text()) is its output; an approval carries no note"
         ),
         gate_capabilities=Capabilities(
-            deny_reason=True, approve_note=False, free_text=False,
-            notes="RunState.reject(rejection_message=...) is the held call's output; approve() carries no payload",
+            deny_reason=True, approve_note=False, free_text=False, edit_args=False,
+            notes="RunState.reject(rejection_message=...) is the held call's output; approve() carries no payload "
+                  "and no arguments: an edit is sent as a rejection naming the human's arguments",
+        ),
+        multi_call="native",
+        multi_call_mechanism=(
+            "every gated call of the turn in RunResult.interruptions (ToolApprovalItem.call_id); each approved "
+            "(RunState.approve) or rejected (RunState.reject(rejection_message=...)) by its own decision, then "
+            "one Runner.run"
         ),
         capabilities=Capabilities(
             deny_reason=True,
@@ -156,7 +164,7 @@ class OpenAIAgentsAdapter:
         result = await Runner.run(agent, ctx.item.input, run_config=self._run_config(), max_turns=MAX_TURNS)
         return self._outcome(result)
 
-    async def resume(self, state: str, decision: Decision, ctx: LegContext) -> LegResult:
+    async def resume(self, state: str, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         from agents import RunState, Runner
 
         agent = self._build(ctx)
@@ -164,6 +172,20 @@ class OpenAIAgentsAdapter:
         interruptions = run_state.get_interruptions()
         if not interruptions:
             return LegResult.errored("the restored run state holds no pending approval")
+        if isinstance(decision, DecisionSet):
+            # One decision per held call, by call id. The SDK has no way to run a call with other arguments
+            # (approve() takes none, and a call's arguments are fingerprinted in the state), so an edit is
+            # carried as a rejection whose message is the human's edit: the call does not run as asked.
+            for item in interruptions:
+                d = decision.for_call(item.call_id)
+                if d is None:
+                    run_state.reject(item, rejection_message="DENIED: no decision was given for this call")
+                elif d.kind is DecisionKind.approve:
+                    run_state.approve(item)
+                else:
+                    run_state.reject(item, rejection_message=d.as_text())
+            result = await Runner.run(agent, run_state, run_config=self._run_config(), max_turns=MAX_TURNS)
+            return self._outcome(result)
         item = self._approval_item(interruptions)
         self._decision = decision
         gated = item.name in self._gated
@@ -181,6 +203,10 @@ class OpenAIAgentsAdapter:
 
     def _outcome(self, result: Any) -> LegResult:
         interruptions = list(result.interruptions or [])
+        gated = [i for i in interruptions if i.name in self._gated]
+        if len(gated) > 1 and len(gated) == len(interruptions):  # several gated calls of one turn, held together
+            return LegResult.suspended([PendingRequest(tool=i.name or "", args=parse_args(i.arguments), call_id=i.call_id)
+                                        for i in gated], result.to_state().to_string())
         if interruptions:
             # The SDK stopped and holds the pending call; its serialised RunState is the leg state.
             item = self._approval_item(interruptions)

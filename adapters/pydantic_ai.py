@@ -57,6 +57,8 @@ from arena.types import (
     AdapterInfo,
     Capabilities,
     Decision,
+    DecisionKind,
+    DecisionSet,
     LegContext,
     LegResult,
     PendingRequest,
@@ -97,11 +99,17 @@ class PydanticAIAdapter:
         tool_gate_mechanism=(
             "Tool(requires_approval=True) on each gated tool: the run ends with DeferredToolRequests.approvals; "
             "resume with agent.run(message_history=..., deferred_tool_results=DeferredToolResults(approvals="
-            "{tool_call_id: True | ToolDenied(message=decision text)}))"
+            "{tool_call_id: True | ToolApproved(override_args=...) | ToolDenied(message=decision text)}))"
         ),
         gate_capabilities=Capabilities(
-            deny_reason=True, approve_note=False, free_text=False,
-            notes="ToolDenied.message is the held call's result; ToolApproved has no note field",
+            deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+            notes="ToolDenied.message is the held call's result; ToolApproved has no note field; "
+                  "ToolApproved(override_args=...) runs the call with the human's arguments",
+        ),
+        multi_call="native",
+        multi_call_mechanism=(
+            "every gated call of the turn in DeferredToolRequests.approvals; DeferredToolResults(approvals={"
+            "tool_call_id: True | ToolApproved(override_args=...) | ToolDenied(message=...)}), one per call"
         ),
         body_pause="native",
         body_pause_mechanism=(
@@ -205,14 +213,27 @@ class PydanticAIAdapter:
         result = await agent.run(ctx.item.input)
         return self._outcome(result, ctx)
 
-    async def resume(self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:
-        from pydantic_ai import DeferredToolResults, ToolDenied
+    async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        from pydantic_ai import DeferredToolResults, ToolApproved, ToolDenied
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
         agent = self._build(ctx)
         history = ModelMessagesTypeAdapter.validate_json(state["messages"])
         call_id = state["call_id"]
-        if state.get("kind", "question") == "approval":
+        if isinstance(decision, DecisionSet):
+            # Several gated calls held at once: each answered by its own id; pydantic-ai needs an answer for
+            # every deferred call, so a call the human gave no decision is denied (it must not run).
+            verdicts: dict[str, Any] = {}
+            for held in state["call_ids"]:
+                d = decision.for_call(held)
+                if d is None:
+                    verdicts[held] = ToolDenied(message="DENIED: no decision was given for this call")
+                elif d.kind is DecisionKind.edit and d.args is not None:
+                    verdicts[held] = ToolApproved(override_args=d.args)
+                else:
+                    verdicts[held] = True if d.approved else ToolDenied(message=d.as_text())
+            results = DeferredToolResults(approvals=verdicts)
+        elif state.get("kind", "question") == "approval":
             # A gated tool call: approved, pydantic-ai itself executes the held call; otherwise it never
             # runs and ToolDenied's message becomes its tool result (what the model reads).
             verdict = True if decision.approved else ToolDenied(message=decision.as_text())
@@ -234,6 +255,12 @@ class PydanticAIAdapter:
         bodies = {s.name for s in ctx.body_pause_tools}
         approvals = [c for c in output.approvals if c.tool_name in gated or c.tool_name in bodies]
         unexpected = [c.tool_name for c in [*output.calls, *output.approvals] if c not in questions and c not in approvals]
+        if not unexpected and not questions and len(approvals) > 1 and all(c.tool_name in gated for c in approvals):
+            # several gated calls of one turn, all held: one pause, one decision per call (by tool_call_id)
+            state = {"messages": result.all_messages_json().decode(), "call_id": approvals[0].tool_call_id,
+                     "kind": "approval", "call_ids": [c.tool_call_id for c in approvals]}
+            return LegResult.suspended([PendingRequest(tool=c.tool_name, args=c.args_as_dict(), call_id=c.tool_call_id)
+                                        for c in approvals], state)
         if unexpected or len(questions) + len(approvals) != 1:
             # Only request_approval (a question) or one gated call (an approval) defers per turn; anything
             # else is not a pause we can answer with one decision.

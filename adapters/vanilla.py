@@ -5,6 +5,8 @@ out as its state, and the next leg carries them back in. Nothing from the turn t
 approval executes before the decision; on deny, the held calls are never executed and the model is
 told so; the decision reaches the model as the approval tool's result. A call to a gated tool
 (approval_gate) pauses the same way: approved, it executes; denied, the decision is its result.
+Several gated calls in one turn pause together, and each runs (as asked or as edited) or gets its
+denial by its own decision, matched by call id; a call without a decision does not run.
 Nothing of this survives a process restart, which is what makes it `emulated`.
 """
 
@@ -16,7 +18,9 @@ from typing import Any
 from adapters._http import async_client
 from arena.tools import body as bodypause
 from arena.tools.box import parse_args
-from arena.types import AdapterInfo, Capabilities, Decision, LegContext, LegResult, PendingRequest, ToolKind
+from arena.types import (
+    AdapterInfo, Capabilities, Decision, DecisionSet, LegContext, LegResult, PendingRequest, ToolKind,
+)
 
 MAX_TURNS = 20
 
@@ -27,6 +31,7 @@ class _Paused:
     approval_call: dict[str, Any]
     held: list[dict[str, Any]] = field(default_factory=list)
     prepared: dict[str, Any] | None = None  # a body-pausing tool's prepared step, when it paused in its body
+    turn: list[dict[str, Any]] = field(default_factory=list)  # every call of the turn, when several are gated
 
 
 class VanillaAdapter:
@@ -44,9 +49,12 @@ class VanillaAdapter:
         body_pause_mechanism="the loop runs a body-pausing tool's prepare step, returns suspended with it, and "
                              "on resume runs commit (approved) or abort (denied); nothing runs twice",
         gate_capabilities=Capabilities(
-            deny_reason=True, approve_note=False, free_text=False,
-            notes="a denial's text is the held call's result; an approved call's result is the tool's own",
+            deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+            notes="a denial's text is the held call's result; an approved call's result is the tool's own; "
+                  "an edited call runs with the human's arguments",
         ),
+        multi_call="emulated",
+        multi_call_mechanism="every gated call of the turn held by the loop; each decided by its call id",
     )
 
     def __init__(self) -> None:
@@ -68,7 +76,9 @@ class VanillaAdapter:
         messages = [{"role": "system", "content": ctx.instructions}, {"role": "user", "content": ctx.item.input}]
         return await self._loop(messages, ctx)
 
-    async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
+    async def resume(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        if isinstance(decision, DecisionSet):
+            return await self._resume_calls(state, decision, ctx)
         messages = state.messages
         paused = state.approval_call
         name = paused["function"]["name"]
@@ -91,6 +101,24 @@ class VanillaAdapter:
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return await self._loop(messages, ctx)
 
+    async def _resume_calls(self, state: _Paused, decisions: DecisionSet, ctx: LegContext) -> LegResult:
+        """A pause that held several gated calls: each call by its own decision, in the turn's order."""
+        gated = set(ctx.gated_tools)
+        for call in state.turn:
+            name, args = call["function"]["name"], parse_args(call["function"]["arguments"])
+            if name not in gated:
+                result = await ctx.tools.acall(name, args)
+            else:
+                decision = decisions.for_call(call["id"])
+                if decision is None:
+                    result = "NOT EXECUTED: no decision was given for this call"
+                elif decision.approved:
+                    result = await ctx.tools.acall(name, decision.args if decision.args is not None else args)
+                else:
+                    result = decision.as_text()
+            state.messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        return await self._loop(state.messages, ctx)
+
     @staticmethod
     def _pause_call(calls: list[dict[str, Any]], pause_names: set[str]) -> dict[str, Any] | None:
         """The call of a turn that must pause the run (whatever its position in the turn), if any."""
@@ -112,6 +140,11 @@ class VanillaAdapter:
             if not calls:
                 return LegResult.finished(message.content or "")
             approval = self._pause_call(calls, pause_names)
+            gated = [c for c in calls if c["function"]["name"] in ctx.gated_tools]
+            if len(gated) > 1 and approval is not None and approval in gated:  # several calls await the human
+                pending = [PendingRequest(tool=c["function"]["name"], args=parse_args(c["function"]["arguments"]),
+                                          call_id=c["id"]) for c in gated]
+                return LegResult.suspended(pending, _Paused(messages, approval, turn=calls))
             if approval is not None:
                 held = [c for c in calls if c is not approval]
                 args = parse_args(approval["function"]["arguments"])

@@ -140,6 +140,9 @@ def run_cmd(
                 err.print(f"[red]{name}: {exc}[/red]")
                 failed_setup.append(name)
                 continue
+            except Declined as exc:
+                err.print(f"[yellow]{name}: {exc}[/yellow]")
+                continue
             summaries.append(summary)
             if json_out:
                 print(summary.model_dump_json(), flush=True)
@@ -242,6 +245,10 @@ def default_concurrency() -> int:
     return max(1, min(8, 2 * (os.cpu_count() or 1)))
 
 
+class Declined(Exception):
+    """The arena does not run this adapter (ArenaSpec.declines): nothing would be measured."""
+
+
 def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *, timeout: float = 60.0,
              items=None, on_result=None, base_url: str | None = None, concurrency: int = 1):
     """Run one arena (an ArenaSpec) on one adapter with one model; write its run directory; return its RunSummary.
@@ -257,6 +264,9 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     items = arena.items if items is None else items
     model_target = resolve_model(model, base_url, arena.profiles)
     info, version, factory, worker_start = _prepare(target, server, arena.restart_between_legs)
+    why = arena.declined(info)
+    if why is not None:
+        raise Declined(why)
     if worker_start == "in-process" and not _concurrent(target):
         concurrency = 1
     pause_kind, mechanism = arena.pause_kind_of(info), arena.pause_mechanism_of(info)
@@ -398,6 +408,10 @@ def _matrix_run(adapter_names: list[str], arena_names: list[str], runs_dir: Path
                 err.print(f"[red]{name}: {exc}[/red]")
                 failed.append(name)
                 progress.remove_task(task)
+                progress.advance(overall, len(spec.items))
+                continue
+            except Declined as exc:
+                progress.update(task, description=f"{label} [dim]not run: {exc}[/dim]")
                 progress.advance(overall, len(spec.items))
                 continue
             progress.update(task, description=f"{label} [dim]{summary.passed}/{summary.items} passed[/dim]")

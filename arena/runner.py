@@ -35,7 +35,9 @@ from arena.results import ItemResult
 from arena.spec import ArenaSpec
 from arena.tools.box import LocalToolBox, ToolExecutor
 from arena.trace import ACTIVITY, TraceRecorder
-from arena.types import Capabilities, EvalItem, LegContext, LegResult, ResumableRunner, TraceEvent
+from arena.types import (
+    Capabilities, Decision, DecisionSet, EvalItem, LegContext, LegResult, ResumableRunner, TraceEvent,
+)
 
 MAX_RESUMES = 3
 DEFAULT_TIMEOUT_S = 60.0
@@ -110,8 +112,10 @@ async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecord
             recorder.record("error", text=message, pid=pid)
             return message
         pending = result.pending
+        several = result.all_pending if len(result.all_pending) > 1 else None
         pause = recorder.record(
-            "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=pid
+            "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=pid,
+            pending=[p.model_dump(exclude_none=True) for p in several] if several else None,
         )
         if resumes >= MAX_RESUMES:
             message = f"still suspended after MAX_RESUMES={MAX_RESUMES} resumes"
@@ -127,12 +131,34 @@ async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecord
         await asyncio.sleep(watch.dwell_s)
         if any(e.type in ACTIVITY and e.seq > pause.seq for e in recorder.events):  # it ran on: see how far
             await _quiesce(recorder, watch.quiet_s, watch.quiet_max_s)
-        decision = item.resume_with[resumes]
+        entry = item.resume_with[resumes]
         survivors = _survivors(adapter)
         resumes += 1
         recorder.leg = resumes
-        recorder.record("resumed", decision=decision, survivors=survivors)
-        result = await adapter.resume(result.state, decision, ctx)
+        if isinstance(entry, list):
+            routed = route(entry, recorder.events, pause)
+            recorder.record("resumed", decisions=routed.decisions, survivors=survivors)
+            result = await adapter.resume(result.state, routed, ctx)
+        else:
+            recorder.record("resumed", decision=entry, survivors=survivors)
+            result = await adapter.resume(result.state, entry, ctx)
+
+
+def route(decisions: list[Decision], trace: list[TraceEvent], pause: TraceEvent) -> DecisionSet:
+    """Give each of an item's decisions the id of the call it is for, from what the model asked.
+
+    The ids come from the model's own answers in the paused leg, as the harness's gateway recorded
+    them, not from the adapter's account of what is pending: each decision goes to the latest call
+    its `match` selects. A decision that selects no call keeps `call_id` None (the adapter gets it,
+    and a check reports it).
+    """
+    asked = [c for e in trace if e.type == "model_call" and e.leg == pause.leg and e.seq < pause.seq
+             for c in (e.response or {}).get("tool_calls") or []]
+    routed = []
+    for decision in decisions:
+        call = next((c for c in reversed(asked) if decision.matches(str(c.get("name")), c.get("args"))), None)
+        routed.append(decision.model_copy(update={"call_id": call.get("id") if call else None}))
+    return DecisionSet(decisions=routed)
 
 
 async def _run_and_close(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch,

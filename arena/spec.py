@@ -64,6 +64,12 @@ class ArenaSpec:
     columns: tuple[Column, ...] = field(default=(), repr=False)  # what it adds to the feature matrix
     facts: Mapping[str, FactsOf] = field(default_factory=dict, repr=False)  # findings sentences, per profile
     order: int = 100  # where it stands in reports (lower first)
+    # why an adapter is not run on this arena (None: it is): for an adapter that lacks what the arena
+    # needs from the ADAPTER (not from its framework), so nothing would be measured
+    declines: Callable[[AdapterInfo], str | None] | None = field(default=None, repr=False)
+
+    def declined(self, info: AdapterInfo) -> str | None:
+        return self.declines(info) if self.declines is not None else None
 
     @property
     def profiles(self) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ works unchanged whether it runs in the harness process or (later) in a worker pr
 
 from __future__ import annotations
 
+import json
 from enum import Enum
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -16,38 +17,72 @@ class DecisionKind(str, Enum):
     approve = "approve"
     deny = "deny"
     answer = "answer"
+    edit = "edit"  # approve, but the call runs with the human's replacement arguments
 
 
 class Decision(BaseModel):
-    """What the human says at a pause. `text` is the optional note (approve), reason (deny) or answer."""
+    """What the human says about a pending call. `text` is the optional note (approve, edit), reason
+    (deny) or answer; `args` the replacement arguments of an edit.
+
+    In an item, `match` says which pending call of a pause the decision is for (the tool's name and
+    a subset of its arguments); the harness routes it and sets `call_id`, the id the model gave that
+    call, before the adapter sees it.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     kind: DecisionKind
     text: str = ""
+    args: dict[str, Any] | None = None
+    match: dict[str, Any] | None = None
+    call_id: str | None = None
 
     @property
     def approved(self) -> bool:
-        return self.kind is DecisionKind.approve
+        """The call may run (as asked, or as edited)."""
+        return self.kind in (DecisionKind.approve, DecisionKind.edit)
 
     def as_text(self) -> str:
         """The decision as one line a model can read; used wherever a framework carries a string."""
         if self.kind is DecisionKind.approve:
             return f"APPROVED: {self.text}" if self.text else "APPROVED"
+        if self.kind is DecisionKind.edit:
+            edited = json.dumps(self.args or {}, sort_keys=True)
+            return f"APPROVED WITH CHANGES {edited}" + (f": {self.text}" if self.text else "")
         if self.kind is DecisionKind.deny:
             return f"DENIED: {self.text}" if self.text else "DENIED"
         return self.text
 
+    def matches(self, tool: str, args: dict[str, Any] | None) -> bool:
+        """Whether this decision is for a call of `tool` with these arguments (see `match`)."""
+        want = dict(self.match or {})
+        if want.pop("tool", tool) != tool:
+            return False
+        return all((args or {}).get(k) == v for k, v in want.items())
+
+
+class DecisionSet(BaseModel):
+    """The human's decisions at a pause that holds several pending calls: one per call, each routed
+    to its call by `call_id` (the id the model gave the call)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    decisions: list[Decision]
+
+    def for_call(self, call_id: str | None) -> Decision | None:
+        return next((d for d in self.decisions if d.call_id is not None and d.call_id == call_id), None)
+
 
 class EvalItem(BaseModel):
-    """One task instance. `resume_with` holds the decisions injected at the 1st, 2nd, ... pause."""
+    """One task instance. `resume_with` holds the decisions injected at the 1st, 2nd, ... pause: one
+    decision, or a list of decisions (each with its `match`) for a pause with several pending calls."""
 
     model_config = ConfigDict(frozen=True)
 
     id: str
     input: str
     metadata: dict[str, Any] = Field(default_factory=dict)
-    resume_with: list[Decision] = Field(default_factory=list)
+    resume_with: list[Decision | list[Decision]] = Field(default_factory=list)
     checks: list[str] = Field(default_factory=list)
 
 
@@ -109,13 +144,20 @@ class LegResult(BaseModel):
 
     status: Literal["suspended", "finished", "errored"]
     pending: PendingRequest | None = None
+    # every call the pause holds, when it holds more than one (`pending` is the first)
+    pending_calls: list[PendingRequest] = Field(default_factory=list)
     final_text: str | None = None
     error: str | None = None
     state: Any = Field(default=None, exclude=True)
 
     @classmethod
-    def suspended(cls, pending: PendingRequest, state: Any) -> LegResult:
-        return cls(status="suspended", pending=pending, state=state)
+    def suspended(cls, pending: PendingRequest | list[PendingRequest], state: Any) -> LegResult:
+        calls = pending if isinstance(pending, list) else [pending]
+        return cls(status="suspended", pending=calls[0] if calls else None, pending_calls=calls, state=state)
+
+    @property
+    def all_pending(self) -> list[PendingRequest]:
+        return self.pending_calls or ([self.pending] if self.pending is not None else [])
 
     @classmethod
     def finished(cls, final_text: str) -> LegResult:
@@ -135,8 +177,10 @@ class TraceEvent(BaseModel):
     `tool_call`: the harness's tool log (where the tool executed). `model_call`: the harness's model
     endpoint (what the model was sent, as `request`, and answered, as `response`). `suspended` /
     `final` / `error`: how a leg ended (`pid` is the leg's process as the harness spawned it).
-    `resumed`: the decision the harness injected (`survivors`: processes of the paused leg still
-    alive at the resume). `state`: the item's tool backend after the run (`data`), for arenas with
+    `resumed`: the decision the harness injected (`decisions`: one per pending call, routed, at a
+    pause with several; `survivors`: processes of the paused leg still alive at the resume).
+    `suspended` at a pause with several pending calls lists them all in `pending` (as the adapter
+    reported them). `state`: the item's tool backend after the run (`data`), for arenas with
     state. `late`: the event arrived after the item was sealed.
     """
 
@@ -147,6 +191,8 @@ class TraceEvent(BaseModel):
     args: dict[str, Any] | None = None
     result: str | None = None
     decision: Decision | None = None
+    decisions: list[Decision] | None = None
+    pending: list[dict[str, Any]] | None = None
     text: str | None = None
     request: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
@@ -177,6 +223,7 @@ class Capabilities(BaseModel):
     deny_reason: bool = True
     approve_note: bool = True
     free_text: bool = True
+    edit_args: bool = False  # an approval can carry replacement arguments the call then runs with
     notes: str = ""
 
 
@@ -194,6 +241,10 @@ class AdapterInfo(BaseModel):
     # pausing inside a tool's body (prepare, ask, commit); without it, such a tool is gated before the call
     body_pause: PauseKind = "unsupported"
     body_pause_mechanism: str = ""
+    # a pause holding several gated calls of one turn, each answered on its own (DecisionSet); None:
+    # this adapter does not handle it yet, so arenas that need it do not run it (nothing is measured)
+    multi_call: PauseKind | None = None
+    multi_call_mechanism: str = ""
 
 
 @runtime_checkable
@@ -249,4 +300,4 @@ class ResumableRunner(Protocol):
 
     async def start(self, ctx: LegContext) -> LegResult: ...
 
-    async def resume(self, state: Any, decision: Decision, ctx: LegContext) -> LegResult: ...
+    async def resume(self, state: Any, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult: ...

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from arena.types import Decision, EvalItem, LegResult, ModelConfig, ToolSpec
+from arena.types import Decision, DecisionSet, EvalItem, LegResult, ModelConfig, ToolSpec
 
 
 class WireContext(BaseModel):
@@ -32,7 +32,7 @@ class Request(BaseModel):
     op: Literal["start", "resume", "close"]
     adapter: str | None = None  # "module:Class"
     ctx: WireContext | None = None
-    decision: Decision | None = None
+    decision: Decision | DecisionSet | None = None
     handle: str | None = None  # the state kept in this worker's memory, or
     state: Any = None  # the state itself, when it is JSON (a fresh worker resuming)
 

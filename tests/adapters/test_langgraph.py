@@ -497,7 +497,7 @@ def test_gate_pause_is_the_middleware_interrupt_in_the_checkpoint(server, tmp_pa
     assert [w[1] for w in writes] == ["__interrupt__"]
     (interrupt,) = writes[0][2]
     assert [(a["name"], a["args"]) for a in interrupt.value["action_requests"]] == [("book_room", {"room_id": "R201"})]
-    assert interrupt.value["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
+    assert interrupt.value["review_configs"][0]["allowed_decisions"] == ["approve", "edit", "reject"]
     last_ai = saved.checkpoint["channel_values"]["messages"][-1]
     assert [c["id"] for c in last_ai.tool_calls] == [first.pending.call_id]
 

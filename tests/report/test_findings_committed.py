@@ -2,7 +2,7 @@
 
 - From the committed evidence (fast): when the run directories findings.md cites are in the
   checkout (reports/runs/), regenerating from them must give findings.md byte for byte.
-- From a fresh full run (slow: every arena × adapter × profile, about 15-30 minutes on two cores,
+- From a fresh full run (slow: every arena × adapter × profile, about 5 minutes on two cores,
   mostly durable_state starting a new process per leg): opt in with ARENA_FULL_MATRIX=1. It runs
   the command written at the top of findings.md in a scratch folder and compares the result with
   the committed file, ignoring only the run directories' timestamps and random suffixes.
@@ -49,7 +49,7 @@ def test_findings_is_what_its_evidence_gives():
     assert render_findings(compute_matrix(runs), doc_dir=REPO) == FINDINGS.read_text()
 
 
-@pytest.mark.skipif(os.environ.get("ARENA_FULL_MATRIX") != "1", reason="a full fresh matrix run takes 15-30 minutes; "
+@pytest.mark.skipif(os.environ.get("ARENA_FULL_MATRIX") != "1", reason="a full fresh matrix run takes about 5 minutes on 2 cores; "
                     "set ARENA_FULL_MATRIX=1 to compare the committed findings.md with one")
 def test_findings_matches_a_fresh_full_run(tmp_path):
     missing = [e.name for e in REGISTRY.values() if not e.available]
