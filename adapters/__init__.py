@@ -102,10 +102,17 @@ def load_target(target: str) -> type[ResumableRunner]:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ValueError(f"cannot import {module_name!r}: {exc}") from None
+    except Exception as exc:  # a module that fails on import (a syntax error, an exception): its own one line
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise ValueError(f"importing {module_name!r} failed: {type(exc).__name__}: {first}".rstrip(": ")) from None
     try:
         cls = getattr(module, attr)
     except AttributeError:
         raise ValueError(f"{module_name!r} has no attribute {attr!r}") from None
     if not hasattr(cls, "info") or not hasattr(cls, "start") or not hasattr(cls, "resume"):
         raise ValueError(f"{target!r} does not implement ResumableRunner (info, start, resume)")
+    from arena.types import AdapterInfo
+
+    if not isinstance(cls.info, AdapterInfo):
+        raise ValueError(f"{target!r}: info must be an arena.types.AdapterInfo, not {type(cls.info).__name__}")
     return cls

@@ -5,6 +5,8 @@ Frameworks are imported only when an adapter is about to run, so `--help` and `l
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
@@ -13,6 +15,9 @@ from typing import Annotated, Optional
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 from rich.console import Console
+from rich.markup import escape
+
+from arena.redact import redact
 from rich.table import Table
 
 app = typer.Typer(
@@ -30,6 +35,54 @@ class UserError(Exception):
 
 def _fail(message: str) -> None:
     raise UserError(message)
+
+
+MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: longer is a typo (and overflows the platform's clock types)
+MAX_NAME = 200  # characters of a model name or an adapter name that goes into a run directory's name
+
+
+def _writable_dir(path: Path, what: str = "--out") -> Path:
+    """`path` as a directory the run can write into (created if missing), or one clear UserError."""
+    try:
+        text = str(path)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        _fail(f"{what} must be a UTF-8 path")
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    if any(len(part.encode()) > 255 for part in path.parts):
+        _fail(f"{what} {shown!r} has a name longer than 255 bytes")
+    try:
+        if path.exists() and not path.is_dir():
+            _fail(f"{what} {shown!r} is a file, not a directory")
+        resolved = path.resolve()
+    except (OSError, RuntimeError) as exc:
+        _fail(f"{what} {shown!r} cannot be used: {exc.strerror if isinstance(exc, OSError) else exc}")
+    if resolved.parts[1:2] in (("proc",), ("sys",), ("dev",)):
+        _fail(f"{what} {shown!r} is under /{resolved.parts[1]}, not a place for run directories")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".arena-write-probe-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        _fail(f"{what} {shown!r} is not writable: {exc.strerror or exc}")
+    return path
+
+
+def _check_text(value: str | None, what: str) -> None:
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        _fail(f"{what} must be UTF-8 text")
+    if len(value) > MAX_NAME:
+        _fail(f"{what} is {len(value)} characters long; at most {MAX_NAME}")
+
+
+def _check_timeout(timeout: float) -> None:
+    if not math.isfinite(timeout) or timeout > MAX_TIMEOUT_S:
+        _fail(f"--timeout must be a number of seconds from 1 to {MAX_TIMEOUT_S:g}")
 
 
 @app.command("list")
@@ -65,7 +118,7 @@ def _select_adapters(names: list[str]) -> list[tuple[str, object]]:
             available = [e for e in REGISTRY.values() if e.available]
             skipped = [e.name for e in REGISTRY.values() if not e.available]
             if skipped:
-                err.print(f"[dim]not installed here, skipped: {', '.join(skipped)}[/dim]")
+                err.print(f"[dim]not installed here, skipped: {escape(', '.join(skipped))}[/dim]")
             chosen.extend((e.name, e) for e in available)
         elif name in REGISTRY:
             entry = REGISTRY[name]
@@ -98,6 +151,8 @@ def run_cmd(
     timeout: Annotated[float, typer.Option(help="per-item timeout in seconds", min=1)] = 180.0,
     concurrency: Annotated[Optional[int], typer.Option(
         help="items of one adapter run at once (default: what fits this machine)", min=1, max=64)] = None,
+    resume: Annotated[Optional[Path], typer.Option(
+        help="an interrupted run directory: run only its missing items, into it")] = None,
 ) -> None:
     """Run ARENA on one or more adapters; write a run directory per adapter and print the results."""
     import arenas
@@ -106,9 +161,20 @@ def run_cmd(
     from arena.server import HarnessServer
     from arena.worker.envs import EnvError
 
+    _check_text(arena_name, "the arena name")
     if arena_name not in arenas.names():
         _fail(f"unknown arena {arena_name!r}; choose from {', '.join(arenas.names())}")
+    _check_text(model, "--model")
+    _check_text(base_url, "--base-url")
+    for name in adapter or []:
+        _check_text(name, "--adapter")
+    _check_timeout(timeout)
     spec = arenas.load(arena_name)
+    resumed: dict | None = None
+    if resume is not None:
+        resumed = _resumable(resume, arena_name, adapter, model, item)
+        adapter, model = [resumed["target"]], resumed["model"]
+        item = resumed["items"]
     model = model or spec.profiles[0]
     items = spec.items
     if item:
@@ -126,6 +192,11 @@ def run_cmd(
     selected = _select_adapters(adapter or [])
     if not selected:
         _fail("no adapter is installed here; see `arena list`")
+    if resumed is not None and resumed["status"] == "complete":
+        err.print(f"{escape(str(resume))} is complete: nothing to resume")
+        return
+    if resumed is None:
+        _writable_dir(out)
 
     summaries: list[RunSummary] = []
     failed_setup: list[str] = []
@@ -135,21 +206,23 @@ def run_cmd(
                 with _progress(name, len(items), quiet=False) as advance:
                     summary = _run_one(spec, name, target, model, out, server, timeout=timeout, items=items,
                                        on_result=advance, base_url=base_url,
-                                       concurrency=concurrency or default_concurrency())
+                                       concurrency=concurrency or default_concurrency(), resume=resume)
             except EnvError as exc:
-                err.print(f"[red]{name}: {exc}[/red]")
+                err.print(f"[red]{escape(name)}: {escape(str(exc))}[/red]")
                 failed_setup.append(name)
                 continue
             except Declined as exc:
-                err.print(f"[yellow]{name}: {exc}[/yellow]")
+                err.print(f"[yellow]{escape(name)}: {escape(str(exc))}[/yellow]")
                 continue
             summaries.append(summary)
             if json_out:
-                print(summary.model_dump_json(), flush=True)
+                print(redact(summary.model_dump_json()), flush=True)
     if not json_out:
         _print_table(summaries)
     if failed_setup:
         raise typer.Exit(1)
+    if any(s.errors for s in summaries):
+        raise typer.Exit(3)  # some items could not be measured (the harness's side failed, not the framework)
 
 
 def _prepare(target, server, restart_between_legs: bool = False):
@@ -168,7 +241,7 @@ def _prepare(target, server, restart_between_legs: bool = False):
     cls = target.load() if isinstance(target, AdapterEntry) else target
     info = cls.info
     if isinstance(target, AdapterEntry) and target.isolated:
-        python = envs.ensure_env(target.env_name, say=lambda msg: err.print(f"[cyan]{msg}[/cyan]"))
+        python = envs.ensure_env(target.env_name, say=lambda msg: err.print(f"[cyan]{escape(msg)}[/cyan]"))
         version = envs.installed_version(target.env_name, info.framework)
         mode = start_mode(str(python), target.target)
         return info, version, partial(WorkerAdapter, target.target, info, str(python), server, restart_between_legs,
@@ -204,15 +277,16 @@ def _progress(label: str, total: int, quiet: bool):
                 console=err, transient=False,
             )
             self.progress.start()
-            self.task = self.progress.add_task(label, total=total)
+            self.task = self.progress.add_task(escape(label), total=total)
 
             def advance(result) -> None:
-                self.progress.update(self.task, advance=1, description=f"{label} [dim]{result.item_id} {result.status}[/dim]")
+                self.progress.update(self.task, advance=1,
+                                     description=f"{escape(label)} [dim]{escape(result.item_id)} {result.status}[/dim]")
 
             return advance
 
         def __exit__(self, *exc):
-            self.progress.update(self.task, description=label)
+            self.progress.update(self.task, description=escape(label))
             self.progress.stop()
 
     return _Ctx()
@@ -228,8 +302,8 @@ def _print_table(summaries) -> None:
         short = [f"{n} {t.passed}/{t.total}" for n, t in s.checks.items() if t.passed < t.total]
         style = "green" if s.passed == s.items else ("red" if s.errors else "yellow")
         table.add_row(
-            s.adapter, s.framework_version or "-", s.pause_kind, f"[{style}]{s.passed}/{s.items}[/{style}]",
-            str(s.errors), ", ".join(short) or "[green]all[/green]",
+            escape(s.adapter), escape(s.framework_version or "-"), s.pause_kind,
+            f"[{style}]{s.passed}/{s.items}[/{style}]", str(s.errors), escape(", ".join(short)) or "[green]all[/green]",
         )
     out.print(table)
     dirs = {str(Path(s.run_dir).parent) for s in summaries if s.run_dir}
@@ -240,9 +314,34 @@ def _print_table(summaries) -> None:
 def default_concurrency() -> int:
     """Items at once when not asked: most of an item's time is waiting (the model, the watched pause),
     so twice the cores, at most 8."""
-    import os
-
     return max(1, min(8, 2 * (os.cpu_count() or 1)))
+
+
+def _resumable(path: Path, arena_name: str, adapter: list[str] | None, model: str | None,
+               item: list[str] | None) -> dict:
+    """What an interrupted run directory was running (its adapter, model, items), checked against the command."""
+    import json
+
+    from arena.rundir import status_of
+
+    if item:
+        _fail("--resume runs the run directory's own items; leave out --item")
+    try:
+        meta = json.loads((path / "meta.json").read_text())
+        (path / "results.jsonl").stat()
+    except (OSError, ValueError):
+        _fail(f"--resume {str(path)!r} is not a run directory (meta.json and results.jsonl)")
+    if meta.get("arena") != arena_name:
+        _fail(f"--resume {str(path)!r} is a run of {meta.get('arena')!r}, not {arena_name!r}")
+    status = status_of(meta)
+    if status == "running":
+        _fail(f"--resume {str(path)!r} is still running (pid {meta.get('pid')})")
+    target = meta.get("target") or meta.get("adapter")
+    if adapter and adapter != [target]:
+        _fail(f"--resume {str(path)!r} is a run of adapter {target!r}; leave out --adapter or give that one")
+    if model and model != meta.get("model"):
+        _fail(f"--resume {str(path)!r} is a run with model {meta.get('model')!r}; leave out --model or give that one")
+    return {"target": target, "model": meta.get("model"), "items": list(meta.get("items") or []), "status": status}
 
 
 class Declined(Exception):
@@ -250,7 +349,8 @@ class Declined(Exception):
 
 
 def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *, timeout: float = 60.0,
-             items=None, on_result=None, base_url: str | None = None, concurrency: int = 1):
+             items=None, on_result=None, base_url: str | None = None, concurrency: int = 1,
+             resume: Path | None = None):
     """Run one arena (an ArenaSpec) on one adapter with one model; write its run directory; return its RunSummary.
 
     Raises EnvError when an isolated adapter's environment cannot be built.
@@ -272,7 +372,7 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     pause_kind, mechanism = arena.pause_kind_of(info), arena.pause_mechanism_of(info)
     if pause_kind == "unsupported":
         what = "tool-level approval gate" if arena.gated else "pause primitive"
-        err.print(f"[yellow]{adapter_name}: {info.framework} has no {what} (pause kind unsupported); "
+        err.print(f"[yellow]{escape(adapter_name)}: {escape(info.framework)} has no {what} (pause kind unsupported); "
                   "items still run to show what happens without one[/yellow]")
     meta = {"framework": info.framework, "framework_version": version, "pause_mechanism": mechanism,
             "pause_kind": pause_kind, "capabilities": info.capabilities.model_dump(),
@@ -283,16 +383,28 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
             "process_tracking": tracking_mode() if (arena.restart_between_legs or _isolated(target)) else "in-process",
             "body_pause": info.body_pause, "body_pause_mechanism": info.body_pause_mechanism,
             "pause_dwell_s": PAUSE_DWELL_S, "quiet_s": QUIET_S,
-            "worker_start": worker_start, "concurrency": concurrency, "items": [i.id for i in items]}
-    run_dir = RunDir(out, arena.name, adapter_name, model, meta)
+            "worker_start": worker_start, "concurrency": concurrency, "items": [i.id for i in items],
+            "target": target.name if hasattr(target, "target") else f"{target.__module__}:{target.__qualname__}"}
+    done: list = []
+    if resume is not None:  # complete an interrupted run: only its missing items, into it
+        run_dir, done = RunDir.reopen(resume)
+        for result in done:
+            if on_result is not None:
+                on_result(result)
+    else:
+        run_dir = RunDir(out, arena.name, adapter_name, model, meta)
+    finished = {r.item_id: r for r in done}
 
     def record(result) -> None:
         run_dir.add(result)
         if on_result is not None:
             on_result(result)
 
-    results = run_items(factory, arena, items, server=server, model=model_target, timeout_s=timeout,
-                        on_result=record, on_late=run_dir.add_late, concurrency=concurrency)
+    todo = [i for i in items if i.id not in finished]
+    fresh = run_items(factory, arena, todo, server=server, model=model_target, timeout_s=timeout,
+                      on_result=record, on_late=run_dir.add_late, concurrency=concurrency)
+    finished.update((r.item_id, r) for r in fresh)
+    results = [finished[i.id] for i in items if i.id in finished]
     summary = RunSummary.tally(
         results, arena=arena.name, adapter=adapter_name, framework=info.framework, framework_version=version,
         pause_mechanism=mechanism, pause_kind=pause_kind, model=model, run_dir=str(run_dir.path),
@@ -348,6 +460,17 @@ def matrix_cmd(
     unknown = [a for a in arena_name or [] if a not in arenas.names()]
     if unknown and not runs:
         _fail(f"unknown arena {unknown[0]!r}; choose from {', '.join(arenas.names())}")
+    for name in adapter or []:
+        _check_text(name, "--adapter")
+    _check_timeout(timeout)
+    if findings is not None and findings.is_dir():
+        _fail(f"--findings {str(findings)!r} is a directory; give the file to write")
+    missing = [str(r) for r in runs or [] if not r.is_dir()]
+    if missing:
+        _fail(f"no such directory: {missing[0]}")
+    _writable_dir(out)
+    if findings is not None:
+        _writable_dir(findings.parent, "--findings' folder")
     failed_setup: list[str] = []
     if runs:
         missing = [str(r) for r in runs if not r.is_dir()]
@@ -371,6 +494,8 @@ def matrix_cmd(
         err.print("wrote " + ", ".join(str(p) for p in paths.values()))
     if failed_setup:
         raise typer.Exit(1)
+    if not runs and any(r.status == "errored" for run in collected for r in run.results):
+        raise typer.Exit(3)  # some items of this run could not be measured
 
 
 def _matrix_run(adapter_names: list[str], arena_names: list[str], runs_dir: Path, timeout: float, concurrency: int = 1):
@@ -391,27 +516,28 @@ def _matrix_run(adapter_names: list[str], arena_names: list[str], runs_dir: Path
     with HarnessServer() as server, progress:
         overall = progress.add_task("matrix (items)", total=sum(len(spec.items) for spec, *_ in plan))
         for spec, profile, name, target in plan:
-            label = f"{name} · {spec.name} × {profile}"
+            label = escape(f"{name} · {spec.name} × {profile}")
             if name in failed:
                 progress.advance(overall, len(spec.items))
                 continue
             task = progress.add_task(label, total=len(spec.items))
 
             def advance(result, _task=task, _label=label) -> None:
-                progress.update(_task, advance=1, description=f"{_label} [dim]{result.item_id} {result.status}[/dim]")
+                progress.update(_task, advance=1,
+                                description=f"{_label} [dim]{escape(result.item_id)} {result.status}[/dim]")
                 progress.advance(overall)
 
             try:
                 summary = _run_one(spec, name, target, profile, runs_dir, server, timeout=timeout, on_result=advance,
                                    concurrency=concurrency)
             except EnvError as exc:
-                err.print(f"[red]{name}: {exc}[/red]")
+                err.print(f"[red]{escape(name)}: {escape(str(exc))}[/red]")
                 failed.append(name)
                 progress.remove_task(task)
                 progress.advance(overall, len(spec.items))
                 continue
             except Declined as exc:
-                progress.update(task, description=f"{label} [dim]not run: {exc}[/dim]")
+                progress.update(task, description=f"{label} [dim]not run: {escape(str(exc))}[/dim]")
                 progress.advance(overall, len(spec.items))
                 continue
             progress.update(task, description=f"{label} [dim]{summary.passed}/{summary.items} passed[/dim]")
@@ -419,26 +545,58 @@ def _matrix_run(adapter_names: list[str], arena_names: list[str], runs_dir: Path
     return collected, failed
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that a run stops the way Ctrl-C stops it."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _stopped(why: str, code: int) -> None:
+    """A signal stopped the invocation: mark its open run directories interrupted, say so, exit."""
+    from arena.rundir import interrupt_open_runs
+
+    paths = interrupt_open_runs(why)
+    where = f"; marked interrupted: {', '.join(str(p) for p in paths)}" if paths else ""
+    print(f"arena: stopped by {why}{where}", file=sys.stderr)
+    sys.exit(code)
+
+
 def main() -> None:
-    """Entry point: usage errors become one line on stderr and exit code 2."""
+    """Entry point: usage errors become one line on stderr and exit code 2; SIGINT/SIGTERM exit 130/143
+    with the open run directories marked interrupted (workers and temporary folders go at exit)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    if len(sys.argv) > 1 and sys.argv[1] in ("run", "matrix"):
+        from arena import scratch
+
+        scratch.sweep()  # what harnesses killed earlier left in the temporary folder
     try:
-        app(standalone_mode=False)
+        # Not standalone, typer returns an exit code instead of raising: from `raise typer.Exit(n)`,
+        # and 130 for a KeyboardInterrupt it caught.
+        code = app(standalone_mode=False)
+        if code == 130:
+            _stopped("SIGINT", 130)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except UserError as exc:
-        print(f"arena: error: {exc}", file=sys.stderr)
+        print(f"arena: error: {redact(str(exc))}", file=sys.stderr)
         sys.exit(2)
     except Exit as exc:
         sys.exit(exc.exit_code)
     except Abort:
-        print("arena: aborted", file=sys.stderr)
-        sys.exit(130)
+        _stopped("SIGINT", 130)
+    except Terminated:
+        _stopped("SIGTERM", 143)
     except TyperException as exc:  # usage errors from the parser (bad flag, missing argument)
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         if message.strip():
             print(f"arena: error: {message}", file=sys.stderr)
         sys.exit(getattr(exc, "exit_code", 2) or 2)
     except KeyboardInterrupt:
-        print("arena: interrupted", file=sys.stderr)
-        sys.exit(130)
+        _stopped("SIGINT", 130)
 
 
 if __name__ == "__main__":

@@ -186,19 +186,61 @@ class Gateway:
         target = channel.target
         headers = {"authorization": f"Bearer {target.api_key}", "content-type": "application/json"}
         client = self._client()
-        upstream = client.build_request("POST", f"{target.upstream}/chat/completions", json=body, headers=headers)
-        try:
-            reply = await client.send(upstream, stream=True)
-        except httpx.HTTPError as exc:
-            message = f"arena: the model endpoint could not be reached: {type(exc).__name__}"
-            event.response = {"status": 502, "error": message, "infrastructure": True}
-            return error_response(502, message, "server_error")
+        attempt = 0
+        while True:  # retried here, for every adapter alike (their own clients make one attempt)
+            attempt += 1
+            upstream = client.build_request("POST", f"{target.upstream}/chat/completions", json=body, headers=headers)
+            try:
+                reply = await client.send(upstream, stream=True)
+            except httpx.HTTPError as exc:
+                if attempt < RETRY_ATTEMPTS:
+                    await asyncio.sleep(retry_wait(attempt, None))
+                    continue
+                message = f"arena: the model endpoint could not be reached: {type(exc).__name__}"
+                event.response = {"status": 502, "error": message, "infrastructure": True, "attempts": attempt}
+                return error_response(502, message, "server_error")
+            if reply.status_code in RETRY_STATUSES and attempt < RETRY_ATTEMPTS:
+                wait = retry_wait(attempt, reply.headers.get("retry-after"))
+                await reply.aread()
+                await reply.aclose()
+                await asyncio.sleep(wait)
+                continue
+            break
         if reply.status_code >= 400 or not body.get("stream"):
             raw = await reply.aread()
             await reply.aclose()
-            event.response = _answer_of_json(reply.status_code, raw)
+            event.response = {**_answer_of_json(reply.status_code, raw), "attempts": attempt}
+            if reply.status_code in RETRY_STATUSES:  # still failing after the retries: the endpoint's fault
+                event.response["infrastructure"] = True
             return Response(raw, status_code=reply.status_code, media_type=reply.headers.get("content-type", "application/json"))
         return StreamingResponse(_relay(reply, event), status_code=reply.status_code, media_type="text/event-stream")
+
+
+# Uniform retries of a real model endpoint (the recording proxy): what is retried, how often, how long.
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+RETRY_ATTEMPTS = 4
+RETRY_BASE_S = 0.25  # doubled per attempt, unless the endpoint says how long (Retry-After)
+RETRY_MAX_WAIT_S = 30.0
+
+
+def retry_wait(attempt: int, retry_after: str | None) -> float:
+    """Seconds to wait before the next attempt: the endpoint's Retry-After (seconds or an HTTP date), else
+    exponential backoff; never more than RETRY_MAX_WAIT_S."""
+    if retry_after:
+        try:
+            return min(max(float(retry_after), 0.0), RETRY_MAX_WAIT_S)
+        except ValueError:
+            from email.utils import parsedate_to_datetime
+
+            try:
+                when = parsedate_to_datetime(retry_after).timestamp()
+            except (TypeError, ValueError):
+                when = None
+            if when is not None:
+                import time
+
+                return min(max(when - time.time(), 0.0), RETRY_MAX_WAIT_S)
+    return min(RETRY_BASE_S * 2 ** (attempt - 1), RETRY_MAX_WAIT_S)
 
 
 def _answer_of_json(status: int, raw: bytes) -> dict[str, Any]:

@@ -7,6 +7,8 @@ flight; `meta.json` says whether the run completed.
 from __future__ import annotations
 
 import json
+import os
+import re
 import secrets
 import subprocess
 import threading
@@ -15,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from arena.redact import redact
 from arena.results import ItemResult, RunSummary
 from arena.types import TraceEvent
 
@@ -33,36 +36,83 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def safe_part(name: str, limit: int = 60) -> str:
+    """A name as one harmless piece of a directory name: no separators, no leading dots, no odd characters."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).lstrip(".") or "_"
+    return cleaned[:limit]
+
+
 class RunDir:
     def __init__(self, root: Path, arena: str, adapter: str, model: str, meta: dict[str, Any]):
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        safe_model = model.replace("/", "_")
-        self.path = root / f"{stamp}-{arena}-{adapter}-{safe_model}-{secrets.token_hex(2)}"
-        (self.path / "traces").mkdir(parents=True, exist_ok=False)
+        base = "-".join(safe_part(p) for p in (arena, adapter, model))
+        for _ in range(20):  # two runs starting in the same second get different names
+            self.path = root / f"{stamp}-{base}-{secrets.token_hex(2)}"
+            try:
+                (self.path / "traces").mkdir(parents=True, exist_ok=False)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(f"no free run directory name under {root}")
         self.meta = {**meta, "arena": arena, "adapter": adapter, "model": model, "git_commit": git_commit(),
-                     "started_at": _now(), "ended_at": None, "status": "running"}
+                     "started_at": _now(), "ended_at": None, "status": "running", "pid": os.getpid(),
+                     "pid_start": process_start(os.getpid())}
+        _OPEN.add(self)
         self._late_lock = threading.Lock()
+        (self.path / "results.jsonl").touch()  # a run directory from its first moment, even with no result yet
         self._write_meta()
+
+    @classmethod
+    def reopen(cls, path: Path) -> tuple[RunDir, list[ItemResult]]:
+        """An interrupted run directory, opened to complete it: (it, the results it already holds).
+
+        A result line torn by the interruption is dropped (its item runs again); the rest stay."""
+        run = cls.__new__(cls)
+        run.path = path
+        run.meta = json.loads((path / "meta.json").read_text())
+        kept, done = [], []
+        for line in (path / "results.jsonl").read_text().splitlines():
+            try:
+                result = ItemResult.model_validate_json(line)
+            except ValueError:
+                continue
+            kept.append(line)
+            done.append(result)
+        tmp = path / "results.jsonl.tmp"
+        tmp.write_text("".join(line + "\n" for line in kept))
+        tmp.replace(path / "results.jsonl")
+        for result in done:
+            trace_file = path / "traces" / f"{result.item_id}.jsonl"
+            if trace_file.exists():
+                result.trace = [TraceEvent.model_validate_json(t) for t in trace_file.read_text().splitlines()]
+        run.meta.update(status="running", ended_at=None, pid=os.getpid(), pid_start=process_start(os.getpid()),
+                        resumed=[*run.meta.get("resumed", []), _now()])
+        run.meta.pop("interrupted_by", None)
+        run._late_lock = threading.Lock()
+        run._write_meta()
+        _OPEN.add(run)
+        return run, done
 
     def _write_meta(self) -> None:
         tmp = self.path / "meta.json.tmp"
-        tmp.write_text(json.dumps(self.meta, indent=2) + "\n")
+        tmp.write_text(redact(json.dumps(self.meta, indent=2)) + "\n")
         tmp.replace(self.path / "meta.json")
 
     def _write_trace(self, result: ItemResult) -> None:
         tmp = self.path / "traces" / f"{result.item_id}.jsonl.tmp"
-        tmp.write_text("".join(event.model_dump_json() + "\n" for event in result.trace))
+        tmp.write_text(redact("".join(event.model_dump_json() + "\n" for event in result.trace)))
         tmp.replace(self.path / "traces" / f"{result.item_id}.jsonl")
 
     def add(self, result: ItemResult) -> None:
         self._write_trace(result)
         with (self.path / "results.jsonl").open("a") as f:
-            f.write(result.model_dump_json(exclude={"trace"}) + "\n")
+            f.write(redact(result.model_dump_json(exclude={"trace"})) + "\n")
 
     def add_late(self, item_id: str, event: TraceEvent) -> None:
         """An event that arrived after its item was sealed: appended at once to late.jsonl."""
         with self._late_lock, (self.path / "late.jsonl").open("a") as f:
-            f.write(json.dumps({"item_id": item_id, **event.model_dump(mode="json", exclude_none=True)}) + "\n")
+            f.write(redact(json.dumps({"item_id": item_id, **event.model_dump(mode="json", exclude_none=True)})) + "\n")
 
     def finish(self, summary: RunSummary, results: list[ItemResult] | None = None) -> None:
         """Mark the run complete; results rescored after late events replace what was written for them."""
@@ -70,11 +120,71 @@ class RunDir:
             for result in results:
                 self._write_trace(result)
             tmp = self.path / "results.jsonl.tmp"
-            tmp.write_text("".join(r.model_dump_json(exclude={"trace"}) + "\n" for r in results))
+            tmp.write_text(redact("".join(r.model_dump_json(exclude={"trace"}) + "\n" for r in results)))
             tmp.replace(self.path / "results.jsonl")
-        (self.path / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n")
+        (self.path / "summary.json").write_text(redact(summary.model_dump_json(indent=2)) + "\n")
         self.meta.update(ended_at=_now(), status="complete")
         self._write_meta()
+        _OPEN.discard(self)
+
+    def interrupt(self, why: str) -> None:
+        """The run was stopped before it completed (a signal): say so, with when and why."""
+        self.meta.update(ended_at=_now(), status="interrupted", interrupted_by=why)
+        self._write_meta()
+        _OPEN.discard(self)
+
+
+_OPEN: set[RunDir] = set()  # run directories of this process not yet complete
+
+
+def interrupt_open_runs(why: str) -> list[Path]:
+    """Mark every run directory this process still has open as interrupted; return their paths."""
+    runs = list(_OPEN)
+    for run in runs:
+        try:
+            run.interrupt(why)
+        except OSError:
+            pass
+    return [r.path for r in runs]
+
+
+def status_of(meta: dict[str, Any]) -> str:
+    """A run's status as readers should show it: a "running" run whose process is gone was interrupted."""
+    status = str(meta.get("status") or "unknown")
+    if status == "running":
+        pid = meta.get("pid")
+        if not isinstance(pid, int) or not alive(pid, meta.get("pid_start")):
+            return "interrupted"
+    return status
+
+
+def process_start(pid: int) -> int | None:
+    """When a process started (clock ticks since boot, /proc/<pid>/stat), to tell it from a later one with its pid."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def alive(pid: int, started: Any = None) -> bool:
+    """The process that wrote the run is still running: not gone, not a zombie, not a new process with its pid."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc here: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    if fields[0] in ("Z", "X"):
+        return False
+    return not isinstance(started, int) or int(fields[19]) == started
 
 
 def load_results(run_dir: Path) -> list[ItemResult]:
@@ -82,10 +192,16 @@ def load_results(run_dir: Path) -> list[ItemResult]:
     from arena.types import TraceEvent
 
     results = []
-    for line in (run_dir / "results.jsonl").read_text().splitlines():
-        result = ItemResult.model_validate_json(line)
-        trace_file = run_dir / "traces" / f"{result.item_id}.jsonl"
-        if trace_file.exists():
-            result.trace = [TraceEvent.model_validate_json(t) for t in trace_file.read_text().splitlines()]
-        results.append(result)
+    source = run_dir / "results.jsonl"
+    try:
+        for line in source.read_text().splitlines():
+            result = ItemResult.model_validate_json(line)
+            source = run_dir / "traces" / f"{result.item_id}.jsonl"
+            if source.exists():
+                result.trace = [TraceEvent.model_validate_json(t) for t in source.read_text().splitlines()]
+            results.append(result)
+            source = run_dir / "results.jsonl"
+    except (ValueError, UnicodeDecodeError) as exc:  # a torn or corrupt file: say which
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ValueError(f"{source.name}: {first}") from None
     return results

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import scratch
 from arena.checks import run_checks
 from arena.results import ItemResult
 from arena.spec import ArenaSpec
@@ -232,7 +233,7 @@ def _run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, 
     recorder = TraceRecorder()
     if on_late is not None:
         recorder.on_late = lambda event: on_late(item.id, event)
-    state_dir = tempfile.mkdtemp(prefix=f"arena-{item.id}-state-") if arena.backend is not None else None
+    state_dir = tempfile.mkdtemp(prefix=scratch.prefix(f"{item.id}-state")) if arena.backend is not None else None
     backend = arena.backend(item, Path(state_dir)) if arena.backend is not None and state_dir else None
     executor = ToolExecutor(arena.tools, arena.functions, recorder, backend)
     channel = server.open_item(recorder, model, arena.policies)
@@ -245,7 +246,7 @@ def _run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, 
                 backend.on_pause(pause)
 
     def target() -> None:
-        with tempfile.TemporaryDirectory(prefix=f"arena-{item.id}-") as workdir:
+        with tempfile.TemporaryDirectory(prefix=scratch.prefix(item.id)) as workdir:
             try:
                 adapter = outcome["adapter"] = adapter_factory()
                 # the tools as this adapter's framework can take them (see ArenaSpec.tools_for)

@@ -50,7 +50,9 @@ def of(results: list[ItemResult], pred) -> list[ItemResult]:
 
 
 def ids(results: list[ItemResult]) -> str:
-    return ", ".join(r.item_id for r in results)
+    from arena.report.render_md import md_text
+
+    return ", ".join(md_text(r.item_id) for r in results)
 
 
 def tool_counts(results: list[ItemResult]) -> str:

@@ -47,13 +47,14 @@ def _has_body_pause(arena: str) -> bool:
 def generic_facts(row: Row, run: Run) -> list[Fact]:
     results, n = run.results, len(run.results)
     passed = of(results, lambda r: r.status == "passed")
-    facts = [Fact(f"{run.arena} × `{run.model}`: {len(passed)}/{n} items passed",
+    facts = [Fact(f"{md_text(run.arena)} × `{md_text(run.model)}`: {len(passed)}/{n} items passed",
                   run, (passed or results)[0].item_id if results else None)]
     failed = [r for r in results if r.status != "passed"]
     if failed:
         first = failed[0]
         why = first.error or "; ".join(f"{c.name}: {c.reason}" for c in first.checks if not c.passed)
-        facts.append(Fact(f"{run.arena} × `{run.model}`: not passed: {ids(failed)}; first ({first.item_id}): "
+        facts.append(Fact(f"{md_text(run.arena)} × `{md_text(run.model)}`: not passed: {ids(failed)}; "
+                          f"first ({md_text(first.item_id)}): "
                           f"{md_quote(clip(why, 200))}",
                           run, first.item_id))
     return facts
@@ -146,12 +147,14 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
     for arena, models in m.arena_profiles().items():
         adapters = sorted({r.adapter for r in m.runs if r.arena == arena}, key=[row.adapter for row in m.rows].index)
         items = sorted({len(r.results) for r in m.runs if r.arena == arena})
-        what.append(f"- {arena} ({'/'.join(map(str, items))} items) × {', '.join(f'`{p}`' for p in models)} on "
-                    f"{len(adapters)} adapters: {', '.join(f'`{a}`' for a in adapters)}")
+        what.append(f"- {md_text(arena)} ({'/'.join(map(str, items))} items) × "
+                    f"{', '.join(f'`{md_text(p)}`' for p in models)} on "
+                    f"{len(adapters)} adapters: {', '.join(f'`{md_text(a)}`' for a in adapters)}")
     what += _not_run(m)
     incomplete = [r for r in m.runs if not r.complete]
     if incomplete:
-        what.append(f"- incomplete run directories (interrupted): {', '.join(r.path.name for r in incomplete)}")
+        what.append("- incomplete run directories (interrupted): "
+                    + ", ".join(md_text(r.path.name) for r in incomplete))
 
     parts = [
         "# Findings\n",

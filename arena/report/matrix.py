@@ -12,6 +12,8 @@ is run with is its own (`ArenaSpec.profiles`). Nothing here knows a particular a
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,6 +69,12 @@ class Run:
     def complete(self) -> bool:
         return self.meta.get("status") == "complete"
 
+    @property
+    def status(self) -> str:
+        from arena.rundir import status_of
+
+        return status_of(self.meta)
+
     def trace_path(self, item_id: str) -> Path:
         return self.path / "traces" / f"{item_id}.jsonl"
 
@@ -75,12 +83,29 @@ def is_run_dir(path: Path) -> bool:
     return (path / "meta.json").is_file() and (path / "results.jsonl").is_file()
 
 
+class DamagedRun(ValueError):
+    """A run directory with a file that cannot be read back: named, with the reason."""
+
+
 def load_run(path: Path) -> Run:
-    meta = json.loads((path / "meta.json").read_text())
-    return Run(path=path, meta=meta, results=load_results(path))
+    try:
+        meta = json.loads((path / "meta.json").read_text())
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DamagedRun(f"{path / 'meta.json'}: {_why(exc)}") from None
+    try:
+        results = load_results(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DamagedRun(f"{path}: {_why(exc)}") from None
+    return Run(path=path, meta=meta, results=results)
 
 
-def collect_runs(dirs: list[Path]) -> list[Run]:
+def _why(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+
+
+def collect_runs(dirs: list[Path], on_skip: Callable[[str], None] | None = None) -> list[Run]:
     """Run directories given directly or found one level below a parent; newest per (arena, adapter, model).
 
     "Newest" prefers a complete run over an interrupted one, then the later `started_at`, then the
@@ -94,11 +119,19 @@ def collect_runs(dirs: list[Path]) -> list[Run]:
             found.extend(sorted(p for p in d.iterdir() if p.is_dir() and is_run_dir(p)))
     newest: dict[tuple[str, str, str], Run] = {}
     for path in found:
-        run = load_run(path)
+        try:
+            run = load_run(path)
+        except DamagedRun as exc:  # one damaged directory does not take the whole report down
+            (on_skip or _warn)(f"skipped a damaged run directory: {exc}")
+            continue
         current = newest.get(run.key)
         if current is None or _recency(run) > _recency(current):
             newest[run.key] = run
     return sorted(newest.values(), key=lambda r: r.key)
+
+
+def _warn(message: str) -> None:
+    print(f"arena: warning: {message}", file=sys.stderr)
 
 
 def _recency(run: Run) -> tuple[bool, str, str]:
@@ -205,7 +238,7 @@ class Matrix:
             ],
             "runs": [
                 {"arena": r.arena, "adapter": r.adapter, "model": r.model, "path": str(r.path),
-                 "status": r.meta.get("status"), "items": len(r.results),
+                 "status": r.status, "items": len(r.results),
                  "passed": sum(x.status == "passed" for x in r.results),
                  "errored": sum(x.status == "errored" for x in r.results)}
                 for r in sorted(self.runs, key=lambda r: (_adapter_order(r.adapter), _run_order((r.arena, r.model))))

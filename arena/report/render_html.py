@@ -17,7 +17,10 @@ from arena.types import TraceEvent
 
 
 def esc(value: object) -> str:
-    return escape(str(value), quote=True)
+    """HTML-escaped, with control characters (terminal escapes, bells) shown as U+FFFD."""
+    from arena.report.render_md import printable
+
+    return escape(printable(str(value)), quote=True)
 
 
 def prose(text: str) -> str:

@@ -79,6 +79,10 @@ async def serve(replies: Any) -> None:
 
 
 def main() -> None:
+    from arena.worker.deathsig import die_with_parent
+
+    parent = os.environ.get("ARENA_PARENT_PID")
+    die_with_parent(int(parent) if parent and parent.isdigit() else None)  # never outlive the harness
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # anything else printed to stdout goes to stderr
     asyncio.run(serve(replies))

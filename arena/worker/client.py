@@ -45,6 +45,7 @@ def worker_env(extra_env: dict[str, str] | None = None) -> dict[str, str]:
     """The environment every worker (and fork server) starts with: telemetry off, the repository importable."""
     env = {**os.environ, **QUIET_ENV, **(extra_env or {})}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+    env["ARENA_PARENT_PID"] = str(os.getpid())  # workers and fork servers die with this process
     return env
 
 

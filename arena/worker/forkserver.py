@@ -88,6 +88,13 @@ def serve(path: str, target: str) -> None:
 
     signal.signal(signal.SIGCHLD, reap)
     while True:
+        # stdin is a pipe the harness holds open and never writes: end of file means the harness is gone
+        # (even killed by -9), and so the server goes, and its children with it (their parent-death signal).
+        ready = _wait_readable([listener, sys.stdin])
+        if sys.stdin in ready and not os.read(sys.stdin.fileno(), 1):
+            os._exit(0)
+        if listener not in ready:
+            continue
         conn, _ = listener.accept()
         message, fds, _flags, _addr = socket.recv_fds(conn, 1 << 20, 3)
         if not message or len(fds) != 3:
@@ -107,6 +114,7 @@ def serve(path: str, target: str) -> None:
                 os.close(fd)
             os.chdir(request["cwd"])
             os.environ.update(request["env"])
+            os.environ["ARENA_PARENT_PID"] = str(os.getppid())  # the server: a child dies with it
             from arena.worker.__main__ import main
 
             try:
@@ -117,6 +125,16 @@ def serve(path: str, target: str) -> None:
             os.close(fd)
         children[pid] = conn
         conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
+
+
+def _wait_readable(streams: list[Any]) -> list[Any]:
+    import select
+
+    while True:
+        try:
+            return select.select(streams, [], [])[0]
+        except InterruptedError:  # SIGCHLD arrived: reaped; wait again
+            continue
 
 
 # -- the harness side ---------------------------------------------------------------------------------
@@ -155,13 +173,15 @@ class ForkServer:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def start(self, env: dict[str, str]) -> None:
-        folder = tempfile.mkdtemp(prefix="arena-fork-")
+        from arena import scratch
+
+        folder = tempfile.mkdtemp(prefix=scratch.prefix("fork"))
         self.path = os.path.join(folder, "fork.sock")
         self.proc = subprocess.Popen(
             [self.python, "-m", "arena.worker.forkserver", self.path, self.target],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
             start_new_session=True,
-        )
+        )  # stdin stays open, unwritten, for the server's life: its end of file is this process's death
         assert self.proc.stdout is not None
         line = _read_line(self.proc.stdout, READY_TIMEOUT_S)
         try:
@@ -184,6 +204,10 @@ class ForkServer:
             self.proc.wait()
         if self.path:
             Path(self.path).unlink(missing_ok=True)
+            try:
+                Path(self.path).parent.rmdir()
+            except OSError:
+                pass
 
     def _request(self, env: dict[str, str], cwd: str, fds: list[int]) -> tuple[socket.socket, int]:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

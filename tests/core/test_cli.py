@@ -153,7 +153,7 @@ def _run_dir_content(run_dir: Path) -> dict:
         return data
 
     meta = json.loads((run_dir / "meta.json").read_text())
-    for key in ("started_at", "ended_at", "concurrency"):
+    for key in ("started_at", "ended_at", "concurrency", "pid", "pid_start"):
         meta.pop(key)
     return {
         "meta": meta,

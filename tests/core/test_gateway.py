@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -97,16 +98,25 @@ def upstream():
             keys.append(headers.get(b"authorization", b"").decode())
         await app(scope, receive, send)
 
-    server = uvicorn.Server(uvicorn.Config(with_keys, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+    with _serving(with_keys) as url:
+        yield {"url": url, "keys": keys, "chat": app.state.chat}
+
+
+@contextlib.contextmanager
+def _serving(app):
+    """An ASGI app on a loopback port, in a thread, for the duration: yields its /v1 base URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
-    yield {"url": f"http://127.0.0.1:{port}/v1", "keys": keys, "chat": app.state.chat}
-    server.should_exit = True
-    thread.join(5)
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        server.should_exit = True
+        thread.join(5)
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -176,3 +186,58 @@ def test_arena_run_with_a_real_endpoint_records_the_same_evidence(upstream, tmp_
     for path in run_dir.rglob("*"):
         if path.is_file():
             assert "sk-canary" not in path.read_text()
+
+
+@pytest.fixture(scope="module")
+def faulty_upstream():
+    """The scripted model behind a fault injector: of every three requests, one 429 (Retry-After 0), one 500."""
+    app = scripted_app(arenas.policies())
+    count = {"n": 0, "faults": 0}
+
+    async def faulty(scope, receive, send):
+        if scope["type"] == "http":
+            count["n"] += 1
+            if count["n"] % 3 in (1, 2) and count["n"] % 6 != 0:
+                status = 429 if count["n"] % 3 == 1 else 500
+                if count["n"] % 2 == 0:  # every other request passes: each is retried at most twice
+                    count["faults"] += 1
+                    body = json.dumps({"error": {"message": "injected", "type": "rate_limit"}}).encode()
+                    headers = [(b"content-type", b"application/json")] + ([(b"retry-after", b"0")] if status == 429 else [])
+                    await send({"type": "http.response.start", "status": status, "headers": headers})
+                    await send({"type": "http.response.body", "body": body})
+                    return
+        await app(scope, receive, send)
+
+    with _serving(faulty) as url:
+        yield {"url": url, "count": count}
+
+
+@pytest.mark.parametrize("adapter", ["vanilla", "langgraph", "pydantic_ai"])
+def test_endpoint_faults_are_retried_in_one_place_so_results_equal_a_clean_run(server, faulty_upstream, run_adapter,
+                                                                              adapter):
+    from adapters import REGISTRY
+    from arena.runner import run_items
+    from tests.conftest import normalised
+
+    entry = REGISTRY[adapter]
+    if not entry.available:
+        pytest.skip(f"{entry.framework} is not installed")
+    spec = arenas.load("human_in_the_loop")
+    items = [i for i in spec.items if i.id in ("hitl-01", "hitl-02")]
+    before = faulty_upstream["count"]["faults"]
+    target = ModelTarget(name="scripted", upstream=faulty_upstream["url"], api_key="k")
+    faulted = run_items(entry.load(), spec, items, server=server, model=target, timeout_s=60)
+    clean = run_adapter(adapter, items=["hitl-01", "hitl-02"])
+    assert faulty_upstream["count"]["faults"] > before  # faults were injected
+    assert [r.status for r in faulted] == ["passed", "passed"], [r.error for r in faulted]
+    assert [normalised(r) for r in faulted] == [normalised(r) for r in clean]
+    retried = [e.response["attempts"] for r in faulted for e in r.trace if e.type == "model_call"]
+    assert max(retried) > 1
+
+
+def test_retry_waits_honour_retry_after_and_back_off():
+    from arena.gateway import RETRY_MAX_WAIT_S, retry_wait
+
+    assert retry_wait(1, "2") == 2.0 and retry_wait(1, "9999") == RETRY_MAX_WAIT_S
+    assert retry_wait(1, None) == 0.25 and retry_wait(3, None) == 1.0
+    assert retry_wait(1, "Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date in the past: at once

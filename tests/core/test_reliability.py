@@ -1,0 +1,431 @@
+"""Runs that survive bad input, signals, dead processes and damaged run directories, with honest exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.report.matrix import collect_runs
+from arena.rundir import RunDir, safe_part, status_of
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SLOW_ADAPTER = '''
+import asyncio
+from adapters.vanilla import VanillaAdapter
+
+
+class Slow(VanillaAdapter):
+    info = VanillaAdapter.info.model_copy(update={"name": "slow"})
+
+    async def start(self, ctx):
+        await asyncio.sleep(60)
+'''
+
+
+def arena(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT, env=env)
+
+
+def _module(tmp_path: Path, name: str, source: str) -> dict:
+    """An importable module in tmp_path, and an environment that can import it."""
+    (tmp_path / f"{name}.py").write_text(source)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+
+
+def _one_line_exit_2(r: subprocess.CompletedProcess, expected: str) -> None:
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arena: error: ") and expected in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["run", "human_in_the_loop", "-a", "vanilla", "--out", "{file}"], "is a file, not a directory"),
+    (["run", "human_in_the_loop", "-a", "vanilla", "--out", "/proc/arena-x"], "is under /proc"),
+    (["run", "human_in_the_loop", "-a", "vanilla", "--out", "{tmp}/" + "d" * 300], "longer than 255 bytes"),
+    (["run", "human_in_the_loop", "-a", "vanilla", "--timeout", "inf", "--out", "{tmp}"], "--timeout must be"),
+    (["run", "human_in_the_loop", "-a", "vanilla", "--timeout", "1e12", "--out", "{tmp}"], "--timeout must be"),
+    (["run", "human_in_the_loop", "-a", "vanilla", "--model", "openai/" + "m" * 300, "--out", "{tmp}"],
+     "--model is 307 characters long"),
+    (["run", "human_in_the_loop", "-a", "x[/bogus]", "--out", "{tmp}"], "unknown adapter 'x[/bogus]'"),
+    (["matrix", "--runs", "{tmp}", "--out", "{file}"], "is a file, not a directory"),
+    (["matrix", "--runs", "{tmp}", "--out", "{tmp}/r", "--findings", "{tmp}"], "is a directory; give the file"),
+])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, expected):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = arena(*[a.replace("{file}", str(a_file)).replace("{tmp}", str(tmp_path)) for a in args])
+    _one_line_exit_2(r, expected)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("raise RuntimeError('boom at import')\n", "importing 'badmod' failed: RuntimeError: boom at import"),
+    ("def broken(:\n", "importing 'badmod' failed: SyntaxError"),
+    ("from adapters.vanilla import VanillaAdapter\nclass Adapter(VanillaAdapter):\n    info = {'name': 'x'}\n",
+     "info must be an arena.types.AdapterInfo"),
+])
+def test_a_broken_adapter_module_is_one_line(tmp_path, source, expected):
+    env = _module(tmp_path, "badmod", source)
+    r = arena("run", "human_in_the_loop", "-a", "badmod:Adapter", "--out", str(tmp_path / "out"), env=env)
+    _one_line_exit_2(r, expected)
+
+
+def _started(out: Path, timeout: float = 60) -> Path:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        metas = list(out.glob("*/meta.json"))
+        if metas:
+            return metas[0]
+        time.sleep(0.1)
+    raise AssertionError("the run never started")
+
+
+@pytest.mark.parametrize("sig, code, name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT")])
+def test_a_signal_stops_the_run_with_its_code_and_marks_it_interrupted(tmp_path, sig, code, name):
+    env = _module(tmp_path, "slowmod", SLOW_ADAPTER)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "run", "human_in_the_loop", "-a", "slowmod:Slow",
+                             "--out", str(out), "--concurrency", "1"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        meta_file = _started(out)
+        time.sleep(0.5)
+        proc.send_signal(sig)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == code, stderr
+    assert f"arena: stopped by {name}; marked interrupted: {meta_file.parent}" in stderr
+    meta = json.loads(meta_file.read_text())
+    assert meta["status"] == "interrupted" and meta["interrupted_by"] == name and meta["ended_at"]
+
+
+def _fake_run(root: Path, status: str, pid: int, started: str, items: int = 1) -> Path:
+    path = root / f"run-{status}-{started}"
+    (path / "traces").mkdir(parents=True)
+    meta = {"arena": "human_in_the_loop", "adapter": "vanilla", "model": "scripted", "status": status, "pid": pid,
+            "started_at": started, "framework": "openai", "pause_kind": "emulated"}
+    (path / "meta.json").write_text(json.dumps(meta))
+    (path / "results.jsonl").write_text("".join(
+        json.dumps({"item_id": f"hitl-0{i + 1}", "status": "passed", "checks": []}) + "\n" for i in range(items)))
+    return path
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_run_whose_process_died_reads_as_interrupted_and_loses_to_a_complete_one(tmp_path):
+    dead = _dead_pid()
+    assert status_of({"status": "running", "pid": dead}) == "interrupted"
+    assert status_of({"status": "running"}) == "interrupted"  # no pid: written by an older arena, gone since
+    assert status_of({"status": "running", "pid": os.getpid()}) == "running"
+    complete = _fake_run(tmp_path, "complete", dead, "2026-01-01T00:00:00", items=2)
+    _fake_run(tmp_path, "running", dead, "2026-06-01T00:00:00", items=1)  # newer, but its process is gone
+    (run,) = collect_runs([tmp_path])
+    assert run.path == complete
+
+
+def test_a_damaged_run_directory_is_skipped_with_a_warning_naming_the_file(tmp_path):
+    good = _fake_run(tmp_path, "complete", 1, "2026-01-01T00:00:00")
+    bad = _fake_run(tmp_path / "other", "complete", 1, "2026-01-02T00:00:00")
+    bad.rename(tmp_path / "bad")
+    bad = tmp_path / "bad"
+    (bad / "meta.json").write_text(json.dumps({**json.loads((bad / "meta.json").read_text()), "model": "scripted-eager"}))
+    (bad / "results.jsonl").write_text('{"item_id": "hitl-01", "sta')  # torn mid-write
+    warnings: list[str] = []
+    runs = collect_runs([tmp_path], on_skip=warnings.append)
+    assert [r.path for r in runs] == [good]
+    assert len(warnings) == 1 and "results.jsonl" in warnings[0] and str(bad) in warnings[0]
+    r = arena("matrix", "--runs", str(tmp_path), "--out", str(tmp_path / "reports"))
+    assert r.returncode == 0 and "arena: warning: skipped a damaged run directory" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_run_directory_names_stay_inside_out_and_never_collide(tmp_path, monkeypatch):
+    assert safe_part("../../x") == "_.._x" and safe_part("a/b\\c") == "a_b_c" and safe_part("") == "_"
+    run = RunDir(tmp_path, "human_in_the_loop", "../../x", "openai/gpt-x", {})
+    assert run.path.parent == tmp_path and "-_.._x-openai_gpt-x-" in run.path.name
+    import arena.rundir as rundir
+
+    tokens = iter(["aaaa", "aaaa", "bbbb"])
+    monkeypatch.setattr(rundir.secrets, "token_hex", lambda n: next(tokens))
+    monkeypatch.setattr(rundir.time, "strftime", lambda fmt: "20260101-000000")
+    first = RunDir(tmp_path, "a", "b", "c", {})
+    second = RunDir(tmp_path, "a", "b", "c", {})  # same second, same first token: takes the next name
+    assert first.path != second.path and second.path.name.endswith("-bbbb")
+
+
+def test_items_that_could_not_be_measured_exit_3(tmp_path):
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-not-used"}
+    r = arena("run", "human_in_the_loop", "-a", "vanilla", "--item", "hitl-01", "--model", "openai/gpt-x",
+              "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path), env=env)
+    assert r.returncode == 3, (r.returncode, r.stderr[-500:])
+    (meta,) = tmp_path.glob("*/meta.json")
+    assert json.loads(meta.read_text())["status"] == "complete"
+
+
+def test_names_ids_and_texts_from_run_directories_cannot_inject_markup(tmp_path):
+    evil = "<script>alert(1)</script>[x](javascript:alert(1))<img src=x onerror=alert(1)>\x1b[31m\x07"
+    path = _fake_run(tmp_path / "runs", "complete", 1, "2026-01-01T00:00:00")
+    meta = json.loads((path / "meta.json").read_text())
+    meta.update(adapter=evil, framework=evil, pause_mechanism=evil, model="scripted" + evil)
+    (path / "meta.json").write_text(json.dumps(meta))
+    (path / "results.jsonl").write_text(json.dumps({"item_id": "hitl-01" + evil, "status": "failed", "checks": [
+        {"name": "completed", "passed": False, "reason": evil}]}) + "\n")
+    r = arena("matrix", "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "rep"),
+              "--findings", str(tmp_path / "findings.md"))
+    assert r.returncode == 0, r.stderr
+    for out in (tmp_path / "rep" / "matrix.md", tmp_path / "findings.md", tmp_path / "rep" / "matrix.html"):
+        text = out.read_text()
+        assert "<script>alert" not in text and "<img src=x" not in text, out
+        assert "\x1b" not in text and "\x07" not in text, out
+        if out.suffix == ".md":
+            assert "[x](javascript:" not in text.replace("\\[x\\](javascript:", ""), out  # never a live link
+
+
+def test_a_key_a_provider_echoes_never_reaches_a_file_or_the_output(tmp_path):
+    """A provider that puts the caller's key in its error, and a base URL with a token in it: the canary
+    appears nowhere in the run directory, the reports, or what the command printed."""
+    import http.server
+    import threading
+
+    class Echo(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = json.dumps({"error": {"message": f"invalid key: {self.headers.get('authorization')}",
+                                         "type": "invalid_request_error"}}).encode()
+            self.send_response(401)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    canary, token = "sk-canary-0123456789abcdef", "tok-canary-98765432"
+    try:
+        env = {**os.environ, "OPENAI_API_KEY": canary}
+        base = f"http://127.0.0.1:{server.server_port}/v1?api_key={token}"
+        r = arena("run", "human_in_the_loop", "-a", "vanilla", "--item", "hitl-01", "--model", "openai/gpt-x",
+                  "--base-url", base, "--out", str(tmp_path / "runs"), "--json", env=env)
+        m = arena("matrix", "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "rep"),
+                  "--findings", str(tmp_path / "findings.md"), env=env)
+    finally:
+        server.shutdown()
+    assert m.returncode == 0, m.stderr
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "results.jsonl" for p in written)
+    echoed = [p for p in written if "invalid key" in p.read_text(errors="replace")]
+    assert echoed, "the provider's error should be in the run directory (redacted), or this test proves nothing"
+    for text in [r.stdout, r.stderr, m.stdout, m.stderr, *(p.read_text(errors="replace") for p in written)]:
+        assert canary not in text and token not in text
+
+
+def _content(run_dir: Path) -> dict:
+    """A run directory without timings, process ids and resume marks: what must not depend on interruptions."""
+    def clean(text: str) -> list[dict]:
+        out = []
+        for line in text.splitlines():
+            data = json.loads(line)
+            for key in ("ts", "duration_s", "pid"):
+                data.pop(key, None)
+            out.append(data)
+        return out
+
+    meta = json.loads((run_dir / "meta.json").read_text())
+    for key in ("started_at", "ended_at", "pid", "pid_start", "resumed", "concurrency"):
+        meta.pop(key, None)
+    return {"meta": meta, "results": clean((run_dir / "results.jsonl").read_text()),
+            "traces": {p.name: clean(p.read_text()) for p in sorted((run_dir / "traces").iterdir())},
+            "summary": {k: v for k, v in json.loads((run_dir / "summary.json").read_text()).items() if k != "run_dir"}}
+
+
+ITEMS = ["hitl-01", "hitl-02", "hitl-03", "hitl-04", "hitl-05", "hitl-06"]
+
+
+def test_kill_9_at_random_points_then_resume_gives_the_uninterrupted_run(tmp_path):
+    """20 trials: each run is killed with SIGKILL at a random moment, then resumed until complete; the run
+    directory is that of an uninterrupted run apart from timings, and no item ran twice into it."""
+    import random
+
+    rng = random.Random(20261201)
+    item_args = [a for i in ITEMS for a in ("--item", i)]
+    reference = tmp_path / "reference"
+    r = arena("run", "human_in_the_loop", "-a", "vanilla", *item_args, "--out", str(reference), "--concurrency", "2")
+    assert r.returncode == 0, r.stderr
+    (want,) = [_content(p) for p in reference.iterdir()]
+    resumed_somewhere = 0
+    deadline = time.monotonic() + 240
+    for trial in range(20):
+        assert time.monotonic() < deadline, f"the trials took too long (at trial {trial})"
+        out = tmp_path / f"trial-{trial}"
+        proc = subprocess.Popen([sys.executable, "-m", "arena", "run", "human_in_the_loop", "-a", "vanilla", *item_args,
+                                 "--out", str(out), "--concurrency", "2"], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.4, 2.5))
+        proc.kill()
+        proc.wait()
+        runs = list(out.iterdir()) if out.exists() else []
+        if not runs:  # killed before the run directory existed: nothing to resume
+            continue
+        (run_dir,) = runs
+        if json.loads((run_dir / "meta.json").read_text())["status"] != "complete":
+            resumed_somewhere += 1
+            r = arena("run", "human_in_the_loop", "--resume", str(run_dir))
+            assert r.returncode == 0, r.stderr
+        assert _content(run_dir) == want, f"trial {trial}"
+        lines = (run_dir / "results.jsonl").read_text().splitlines()
+        assert len(lines) == len(ITEMS) == len({json.loads(l)["item_id"] for l in lines})
+    assert resumed_somewhere >= 5  # the kills did land mid-run
+
+
+# -- property-based: any arguments, any damage to a run directory ------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
+_NUMBER = st.sampled_from(["inf", "-inf", "nan", "0", "-1", "1e12", "1e308", "0.5", "30", "abc", ""])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(arena_name=st.sampled_from(["human_in_the_loop", "doc_review"]) | _TEXT,
+       options=st.lists(st.tuples(st.sampled_from(["--adapter", "--model", "--timeout", "--item", "--concurrency",
+                                                   "--base-url"]),  # --out: the explicit cases above
+                                  st.sampled_from(["vanilla", "hitl-01", "scripted", "x[/bogus]", "../../x"]) | _NUMBER
+                                  | _TEXT), max_size=4))
+def test_any_run_arguments_end_in_a_result_or_one_line(tmp_path, arena_name, options):
+    import tempfile
+
+    out = tempfile.mkdtemp(dir=tmp_path)  # one folder per example (tmp_path is shared by them)
+    args = ["run", arena_name, "--item", "hitl-01", "--adapter", "vanilla", "--out", out]
+    for flag, value in options:
+        args += [flag, value]
+    r = arena(*args, timeout=120)
+    assert "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.returncode in (0, 2, 3), (r.returncode, r.stderr[-500:])
+    if r.returncode == 2:
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("arena: error: "), r.stderr
+
+
+@pytest.fixture(scope="module")
+def a_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("fuzz-runs")
+    r = arena("run", "human_in_the_loop", "-a", "vanilla", "--item", "hitl-01", "--item", "hitl-02", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    (run_dir,) = out.iterdir()
+    return run_dir
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(which=st.sampled_from(["meta.json", "results.jsonl", "traces/hitl-01.jsonl", "summary.json"]),
+       cut=st.floats(0, 1), junk=st.binary(max_size=40),
+       replace=st.sampled_from([None, "[]", "{}", "null", '{"status": 5, "arena": [], "adapter": {}}',
+                                '{"item_id": 3, "status": "passed", "checks": "x"}', '{"seq": "a"}']))
+def test_any_damage_to_a_run_directory_is_skipped_or_read_never_a_crash(tmp_path, a_run, which, cut, junk, replace):
+    import shutil
+    import tempfile
+
+    from arena.report import compute_matrix, write_reports
+
+    tmp_path = Path(tempfile.mkdtemp(dir=tmp_path))  # one folder per example (tmp_path is shared by them)
+    root = tmp_path / "runs"
+    copy = root / a_run.name
+    shutil.copytree(a_run, copy)
+    target = copy / which
+    data = target.read_bytes()
+    target.write_bytes(replace.encode() if replace is not None else data[: int(len(data) * cut)] + junk)
+    skipped: list[str] = []
+    runs = collect_runs([root], on_skip=skipped.append)
+    assert len(runs) + len(skipped) == 1
+    if skipped:
+        assert which.split("/")[-1] in skipped[0] or "meta.json" in skipped[0] or "results.jsonl" in skipped[0]
+    write_reports(compute_matrix(runs), tmp_path / "rep", tmp_path / "findings.md")
+
+
+def _descendants(root: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+    tree, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier and pid not in tree}
+        tree |= frontier
+    return tree
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to follow the process tree")
+def test_a_harness_killed_with_sigkill_leaves_no_worker_or_fork_server_behind(tmp_path):
+    """A leg hung in its worker (durable_state: every leg in a worker, forked or spawned), then kill -9 of
+    the harness: the fork server and the workers it started go too."""
+    env = _module(tmp_path, "slowmod", SLOW_ADAPTER)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "run", "durable_state", "-a", "slowmod:Slow",
+                             "--out", str(out), "--concurrency", "2"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _started(out)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # until the hung workers are up
+            workers = [p for p in _descendants(proc.pid)
+                       if b"arena.worker" in Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ")]
+            if len(workers) >= 2:
+                break
+            time.sleep(0.1)
+        left = _descendants(proc.pid)
+        assert left, "the harness started no process"
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not all(_gone(p) for p in left):
+        time.sleep(0.1)
+    alive = [p for p in left if not _gone(p)]
+    assert not alive, [Path(f"/proc/{p}/cmdline").read_bytes() for p in alive]
+
+
+def test_temporary_folders_of_a_dead_harness_are_swept_and_a_live_ones_kept(tmp_path, monkeypatch):
+    import tempfile
+
+    from arena import scratch
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = _dead_pid()
+    left = tmp_path / f"arena-p{dead}-hitl-01-abcd"
+    (left / "tmp").mkdir(parents=True)
+    mine = Path(tempfile.mkdtemp(prefix=scratch.prefix("hitl-02")))
+    other = tmp_path / "not-ours"
+    other.mkdir()
+    assert scratch.sweep() == [left]
+    assert not left.exists() and mine.exists() and other.exists()
