@@ -59,6 +59,25 @@ class Watch:
     quiet_max_s: float = QUIET_MAX_S
 
 
+class AdapterExit(BaseException):
+    """An in-process adapter called os._exit: that item's crash, not the end of the harness."""
+
+
+_REAL_EXIT = os._exit
+
+
+def _guarded_exit(code: int) -> None:
+    if threading.current_thread() is not threading.main_thread():  # an item's thread: its adapter's doing
+        raise AdapterExit(f"the adapter called os._exit({code})")
+    _REAL_EXIT(code)
+
+
+def _guard_process_exit() -> None:
+    """Items run in threads of the harness's own process; one calling os._exit would end every run."""
+    if os._exit is not _guarded_exit:
+        os._exit = _guarded_exit  # type: ignore[assignment]
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
@@ -324,6 +343,7 @@ def run_items(
     is in item order. An item that receives late events (after it was sealed, while other items ran)
     is scored again at the end, and the returned list holds that final result.
     """
+    _guard_process_exit()
     done: dict[int, tuple[ItemResult, _Item]] = {}
 
     def one(index: int) -> tuple[int, ItemResult, _Item]:

@@ -67,7 +67,15 @@ def uv_bin() -> str:
 
 
 def ensure_env(name: str, say: Callable[[str], None] = lambda _: None) -> Path:
-    """Build the environment on first use; return its python."""
+    """Build the environment on first use; return its python. Any failure is an EnvError (one line)."""
+    try:
+        return _ensure_env(name, say)
+    except OSError as exc:
+        raise EnvError(f"building the {name} environment failed: {exc.strerror or exc}: "
+                       f"{exc.filename or env_path(name)}") from None
+
+
+def _ensure_env(name: str, say: Callable[[str], None]) -> Path:
     target = env_path(name)
     if is_built(name):
         return env_python(name)

@@ -42,7 +42,8 @@ def scripted_facts(row: Row, run: Run) -> list[Fact]:
     paused_ok = of(results, lambda r: bool(check_of(r, "suspended") and check_of(r, "suspended").passed))
     never = of(results, lambda r: not suspended_events(r))
     if n and len(paused_ok) == n:
-        tool = suspended_events(results[0])[0].tool
+        # the first item whose trace shows the pause (a damaged run directory may have lost a trace)
+        tool = next((e.tool for r in results for e in suspended_events(r)), None)
         facts.append(Fact(f"with {profile}, the harness observed the run suspended on `{tool}` before any "
                           f"consequential call in {n}/{n} items", run, results[0].item_id))
     else:

@@ -95,9 +95,11 @@ def _started(out: Path, timeout: float = 60) -> Path:
 def test_a_signal_stops_the_run_with_its_code_and_marks_it_interrupted(tmp_path, sig, code, name):
     env = _module(tmp_path, "slowmod", SLOW_ADAPTER)
     out = tmp_path / "out"
+    # SIGINT as a terminal sends it (a shell's background job would inherit it ignored otherwise)
     proc = subprocess.Popen([sys.executable, "-m", "arena", "run", "human_in_the_loop", "-a", "slowmod:Slow",
                              "--out", str(out), "--concurrency", "1"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         meta_file = _started(out)
         time.sleep(0.5)
@@ -305,7 +307,8 @@ _TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
 _NUMBER = st.sampled_from(["inf", "-inf", "nan", "0", "-1", "1e12", "1e308", "0.5", "30", "abc", ""])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(arena_name=st.sampled_from(["human_in_the_loop", "doc_review"]) | _TEXT,
        options=st.lists(st.tuples(st.sampled_from(["--adapter", "--model", "--timeout", "--item", "--concurrency",
                                                    "--base-url"]),  # --out: the explicit cases above
@@ -335,7 +338,8 @@ def a_run(tmp_path_factory) -> Path:
     return run_dir
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("ARENA_FUZZ_EXAMPLES", "60")), deadline=None, derandomize=True,
+          database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(which=st.sampled_from(["meta.json", "results.jsonl", "traces/hitl-01.jsonl", "summary.json"]),
        cut=st.floats(0, 1), junk=st.binary(max_size=40),
        replace=st.sampled_from([None, "[]", "{}", "null", '{"status": 5, "arena": [], "adapter": {}}',
@@ -429,3 +433,43 @@ def test_temporary_folders_of_a_dead_harness_are_swept_and_a_live_ones_kept(tmp_
     other.mkdir()
     assert scratch.sweep() == [left]
     assert not left.exists() and mine.exists() and other.exists()
+
+
+def test_an_in_process_adapter_calling_os_exit_fails_its_item_and_the_run_goes_on(tmp_path):
+    env = _module(tmp_path, "exitmod", '''
+import os
+from adapters.vanilla import VanillaAdapter
+
+
+class Exits(VanillaAdapter):
+    info = VanillaAdapter.info.model_copy(update={"name": "exits"})
+
+    async def start(self, ctx):
+        if ctx.item.id == "hitl-01":
+            os._exit(3)
+        return await super().start(ctx)
+''')
+    r = arena("run", "human_in_the_loop", "-a", "exitmod:Exits", "-a", "vanilla", "--item", "hitl-01", "--item",
+              "hitl-02", "--out", str(tmp_path / "out"), "--json", env=env)
+    summaries = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [s["adapter"] for s in summaries] == ["exits", "vanilla"], r.stderr  # the next adapter still ran
+    assert summaries[0]["passed"] == 1 and summaries[0]["failed"] == 1 and summaries[1]["passed"] == 2
+    (run_dir,) = (tmp_path / "out").glob("*-exits-*")
+    first = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
+    assert "os._exit(3)" in json.dumps(first)
+
+
+def test_an_environment_that_cannot_be_built_is_one_line_and_exit_1(tmp_path):
+    from adapters import REGISTRY
+
+    isolated = next((e.name for e in REGISTRY.values() if e.isolated), None)
+    if isolated is None:
+        pytest.skip("no adapter with an environment of its own")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = {**os.environ, "ARENA_ENV_DIR": str(blocker / "envs")}  # under a file: cannot be created
+    r = arena("run", "human_in_the_loop", "-a", isolated, "-a", "vanilla", "--item", "hitl-01",
+              "--out", str(tmp_path / "out"), "--json", env=env)
+    assert r.returncode == 1, r.stderr
+    assert f"{isolated}: building the {isolated} environment failed" in r.stderr and "Traceback" not in r.stderr
+    assert [json.loads(line)["adapter"] for line in r.stdout.splitlines()] == ["vanilla"]  # the others still ran
