@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.redact import redact
+from arena.worker import procs
 from arena.results import ItemResult, RunSummary
 from arena.types import TraceEvent
 
@@ -57,7 +58,7 @@ class RunDir:
             raise FileExistsError(f"no free run directory name under {root}")
         self.meta = {**meta, "arena": arena, "adapter": adapter, "model": model, "git_commit": git_commit(),
                      "started_at": _now(), "ended_at": None, "status": "running", "pid": os.getpid(),
-                     "pid_start": process_start(os.getpid())}
+                     "pid_start": procs.start_time(os.getpid())}
         _OPEN.add(self)
         self._late_lock = threading.Lock()
         (self.path / "results.jsonl").touch()  # a run directory from its first moment, even with no result yet
@@ -86,7 +87,7 @@ class RunDir:
             trace_file = path / "traces" / f"{result.item_id}.jsonl"
             if trace_file.exists():
                 result.trace = [TraceEvent.model_validate_json(t) for t in trace_file.read_text().splitlines()]
-        run.meta.update(status="running", ended_at=None, pid=os.getpid(), pid_start=process_start(os.getpid()),
+        run.meta.update(status="running", ended_at=None, pid=os.getpid(), pid_start=procs.start_time(os.getpid()),
                         resumed=[*run.meta.get("resumed", []), _now()])
         run.meta.pop("interrupted_by", None)
         run._late_lock = threading.Lock()
@@ -158,23 +159,9 @@ def status_of(meta: dict[str, Any]) -> str:
     return status
 
 
-def process_start(pid: int) -> int | None:
-    """When a process started (clock ticks since boot, /proc/<pid>/stat), to tell it from a later one with its pid."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
 def alive(pid: int, started: Any = None) -> bool:
     """The process that wrote the run is still running: not gone, not a zombie, not a new process with its pid."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except FileNotFoundError:
-        return False
-    except OSError:  # no /proc here: ask the kernel
+    if not Path("/proc").is_dir():  # no /proc here: ask the kernel
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
@@ -182,9 +169,7 @@ def alive(pid: int, started: Any = None) -> bool:
         except PermissionError:
             return True
         return True
-    if fields[0] in ("Z", "X"):
-        return False
-    return not isinstance(started, int) or int(fields[19]) == started
+    return procs.alive(pid) and (not isinstance(started, int) or procs.start_time(pid) == started)
 
 
 def load_results(run_dir: Path) -> list[ItemResult]:

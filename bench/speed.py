@@ -26,7 +26,7 @@ import arenas  # noqa: E402
 from adapters import REGISTRY  # noqa: E402
 from arena.runner import Watch, run_items  # noqa: E402
 from arena.server import HarnessServer  # noqa: E402
-from arena.worker import envs  # noqa: E402
+from arena.worker import envs, procs  # noqa: E402
 from arena.worker.client import WorkerAdapter, start_mode  # noqa: E402
 
 DURABLE_ADAPTERS = ("langgraph", "openai_agents", "pydantic_ai", "microsoft_af", "google_adk", "google_adk_confirm")
@@ -141,18 +141,7 @@ def _tree_pss_mb(root: int) -> float:
     """Proportional set size of a process and all its descendants now, in MB (from /proc).
 
     PSS, not RSS: forked workers share their fork server's pages, and RSS would count them once per worker."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-    tree, frontier = {root}, {root}
-    while frontier:
-        frontier = {pid for pid, ppid in parents.items() if ppid in frontier and pid not in tree}
-        tree |= frontier
+    tree = {root} | procs.descendants(root)
     total_kb = 0
     for pid in tree:
         try:

@@ -38,13 +38,38 @@ class ProcInfo:
         return {"pid": self.pid, "cmd": self.cmd}
 
 
-def _alive(pid: int) -> bool:
-    """Running (not a zombie)."""
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state first), or None if it is gone."""
     try:
-        state = (_PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        return (_PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
+        return None
+
+
+def alive(pid: int) -> bool:
+    """Running (not a zombie)."""
+    fields = _stat(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
+def start_time(pid: int) -> int | None:
+    """When a process started (clock ticks since boot): tells it from a later process with its pid."""
+    fields = _stat(pid)
+    try:
+        return int(fields[19]) if fields else None
+    except (IndexError, ValueError):
+        return None
+
+
+def descendants(root: int) -> set[int]:
+    """Every process below `root` in the parent tree, now."""
+    parents = _ppids()
+    tree: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier and pid not in tree}
+        tree |= frontier
+    return tree
 
 
 def _cmd(pid: int) -> str:
@@ -97,7 +122,7 @@ class ProcessTree:
             pgid = os.getpgid(self.root)
         except ProcessLookupError:
             return []
-        return [ProcInfo(self.root, _cmd(self.root))] if pgid == self.root and _alive(self.root) else []
+        return [ProcInfo(self.root, _cmd(self.root))] if pgid == self.root and alive(self.root) else []
 
     def kill(self) -> None:
         if self.root is not None:
@@ -130,7 +155,7 @@ class EnvironTree(ProcessTree):
             more = {pid for pid, ppid in parents.items() if ppid in found and pid not in found}
             found |= more
             grew = bool(more)
-        return [ProcInfo(pid, _cmd(pid)) for pid in sorted(found) if pid != os.getpid() and _alive(pid)]
+        return [ProcInfo(pid, _cmd(pid)) for pid in sorted(found) if pid != os.getpid() and alive(pid)]
 
     def kill(self) -> None:
         super().kill()
@@ -161,7 +186,7 @@ class CgroupTree(ProcessTree):
             return []
 
     def members(self) -> list[ProcInfo]:
-        return [ProcInfo(pid, _cmd(pid)) for pid in self._pids() if _alive(pid)]
+        return [ProcInfo(pid, _cmd(pid)) for pid in self._pids() if alive(pid)]
 
     def kill(self) -> None:
         kill_file = self.path / "cgroup.kill"

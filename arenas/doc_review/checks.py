@@ -9,6 +9,7 @@ not at all, ungated calls (replies) as asked.
 
 from __future__ import annotations
 
+import copy
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -44,8 +45,20 @@ def gold_calls(item: EvalItem) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+_GOLD: dict[str, dict[str, Any]] = {}
+
+
 def gold_snapshot(item: EvalItem) -> dict[str, Any]:
-    """The item's gold document, built and edited like the run's, then read back from the saved file."""
+    """The item's gold document, built and edited like the run's, then read back from the saved file.
+
+    Built once per item (two checks read it, and items are scored again after late events)."""
+    key = item.model_dump_json()
+    if key not in _GOLD:
+        _GOLD[key] = _build_gold(item)
+    return copy.deepcopy(_GOLD[key])
+
+
+def _build_gold(item: EvalItem) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix=f"arena-gold-{item.id}-") as folder:
         backend = DocumentBackend(item, Path(folder))
         for tool, args in gold_calls(item):

@@ -14,6 +14,7 @@ import pytest
 
 from arena.report.matrix import collect_runs
 from arena.rundir import RunDir, safe_part, status_of
+from arena.worker import procs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -365,30 +366,6 @@ def test_any_damage_to_a_run_directory_is_skipped_or_read_never_a_crash(tmp_path
     write_reports(compute_matrix(runs), tmp_path / "rep", tmp_path / "findings.md")
 
 
-def _descendants(root: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-    tree, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, ppid in parents.items() if ppid in frontier and pid not in tree}
-        tree |= frontier
-    return tree
-
-
-def _gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to follow the process tree")
 def test_a_harness_killed_with_sigkill_leaves_no_worker_or_fork_server_behind(tmp_path):
     """A leg hung in its worker (durable_state: every leg in a worker, forked or spawned), then kill -9 of
@@ -402,20 +379,20 @@ def test_a_harness_killed_with_sigkill_leaves_no_worker_or_fork_server_behind(tm
         _started(out)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:  # until the hung workers are up
-            workers = [p for p in _descendants(proc.pid)
+            workers = [p for p in procs.descendants(proc.pid)
                        if b"arena.worker" in Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ")]
             if len(workers) >= 2:
                 break
             time.sleep(0.1)
-        left = _descendants(proc.pid)
+        left = procs.descendants(proc.pid)
         assert left, "the harness started no process"
     finally:
         proc.kill()
         proc.wait()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not all(_gone(p) for p in left):
+    while time.monotonic() < deadline and any(procs.alive(p) for p in left):
         time.sleep(0.1)
-    alive = [p for p in left if not _gone(p)]
+    alive = [p for p in left if procs.alive(p)]
     assert not alive, [Path(f"/proc/{p}/cmdline").read_bytes() for p in alive]
 
 
