@@ -282,16 +282,19 @@ class _ADKBase(ABC):
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         types = _adk()["types"]
         if isinstance(decision, DecisionSet):
-            # One ToolConfirmation per held call, all in one message. It carries a bool to the framework: a
-            # denial, an edit (ADK checks that the confirmed call's arguments are the stored ones) and a call
-            # without a decision are all rejections, which the model reads as ADK's fixed text.
+            # One ToolConfirmation per decision, all in one message. It carries a bool to the framework: a
+            # denial and an edit (ADK checks that the confirmed call's arguments are the stored ones) are both
+            # rejections, which the model reads as ADK's fixed text.
+            # A held call without a decision gets no confirmation; a null decision confirms None; a decision naming
+            # a call that is not held is sent under that id. What ADK does then is what resume_safety measures.
             parts = []
-            for held in state["calls"]:
-                d = decision.for_call(held["call_id"])
-                answer = {"confirmed": d is not None and d.kind is DecisionKind.approve,
-                          "payload": d.as_text() if d is not None else "DENIED"}
+            held_calls = state.get("calls") or [{"confirm_id": state["call_id"], "call_id": state.get("model_call_id")}]
+            known = {h["call_id"]: h["confirm_id"] for h in held_calls}
+            for d in decision.decisions:
+                confirmed = None if d.kind is DecisionKind.null else d.kind is DecisionKind.approve
+                answer = {"confirmed": confirmed, "payload": d.as_text() or None}
                 parts.append(types.Part(function_response=types.FunctionResponse(
-                    id=held["confirm_id"], name=CONFIRMATION_CALL, response=answer)))
+                    id=known.get(d.call_id, d.call_id), name=CONFIRMATION_CALL, response=answer)))
             message = types.Content(role="user", parts=parts)
             return await self._leg(ctx, state, message, invocation_id=state["invocation"])
         if state["call_name"] == CONFIRMATION_CALL:
@@ -414,6 +417,7 @@ class _ADKBase(ABC):
                     "invocation": event.invocation_id,
                     "call_id": call.id,
                     "call_name": call.name,
+                    "model_call_id": pending.call_id,  # the id the model gave the paused call
                 }
                 return LegResult.suspended(pending, paused)
         finals = [e for e in events if e.author == AGENT_NAME and _text(e) and not e.partial]

@@ -23,7 +23,10 @@ runs. The resume value is the middleware's `HITLResponse`, `{"decisions": [{"typ
 `{"decisions": [{"type": "reject", "message": decision.as_text()}]}`; on approve the `tools` node
 executes the gated tool (one harness call), on reject the middleware puts its own ToolMessage
 ("User rejected the tool call for `book_room` with reason: DENIED: ...") in its place and the tool
-never runs. Which of the two kinds of interrupt a resume answers is read from the checkpoint.
+never runs. Which kind of interrupt a resume answers (with its interrupt ids and held calls) is
+recorded in the paused state at the pause, so a resume answers the pause it was given for; nothing is
+checked against the checkpoint first (resume_safety measures what LangGraph does with a malformed,
+repeated or stale resume).
 """
 
 from __future__ import annotations
@@ -168,16 +171,30 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
     async with AsyncSqliteSaver.from_conn_string(state["db"]) as saver:
         agent = _build_agent(ctx, saver, http, interrupt_mode)
         if isinstance(graph_input, (Decision, DecisionSet)):
-            graph_input = await _resume_command(agent, config, graph_input)
+            graph_input = _resume_command(state.get("pause", {}), graph_input)
         with tracing_context(enabled=False):  # no LangSmith tracing, whatever the environment says
             output = await agent.ainvoke(graph_input, config, version="v2")
     messages = output.value["messages"]
     if output.interrupts:
+        handle = {"db": state["db"], "thread_id": state["thread_id"], "pause": _pause_of(output.interrupts, messages)}
         several = _gated_calls(output.interrupts, messages)
         if len(several) > 1:
-            return LegResult.suspended(several, state)
-        return LegResult.suspended(_pending(output.interrupts[0].value, messages), state)
+            return LegResult.suspended(several, handle)
+        return LegResult.suspended(_pending(output.interrupts[0].value, messages), handle)
     return LegResult.finished(_text(messages[-1].content) if messages else "")
+
+
+def _pause_of(interrupts: Any, messages: list[Any]) -> dict[str, Any]:
+    """What the paused state records of its pause, so that a resume answers THIS pause as it was asked:
+    which kind of interrupt it is, each interrupt's id, and the held calls' ids (the model's)."""
+    values = [i.value for i in interrupts]
+    if values and all(_is_call_request(v) for v in values):
+        return {"mode": "per_call", "interrupts": {v["tool_call_id"]: i.id for i, v in zip(interrupts, values)},
+                "names": {v["tool_call_id"]: v["name"] for v in values}}
+    if len(values) == 1 and _is_gate_request(values[0]):
+        calls = _gated_calls(interrupts, messages) or [_pending(values[0], messages)]
+        return {"mode": "batched", "calls": [c.call_id for c in calls], "names": {c.call_id: c.tool for c in calls}}
+    return {"mode": "value"}
 
 
 def _is_gate_request(value: Any) -> bool:
@@ -225,43 +242,46 @@ def _pending(value: dict[str, Any], messages: list[Any]) -> PendingRequest:
     return PendingRequest(tool=value["tool"], args=value["args"], call_id=value.get("call_id"))
 
 
-def _gate_answer(decision: Decision | None, name: str) -> dict[str, Any]:
-    """One decision as HumanInTheLoopMiddleware reads it; no decision for a call rejects it (it must not run)."""
-    if decision is None:
-        return {"type": "reject", "message": "DENIED: no decision was given for this call"}
+def _gate_answer(decision: Decision, name: str | None) -> dict[str, Any] | None:
+    """One decision as HumanInTheLoopMiddleware reads it; a null decision is None, passed on as it is."""
+    if decision.kind is DecisionKind.null:
+        return None
     if decision.kind is DecisionKind.edit and decision.args is not None:
         return {"type": "edit", "edited_action": {"name": name, "args": decision.args}}
     if decision.approved:
         return {"type": "approve"}  # the middleware's approve carries no message
+    # a deny; an answer is not a decision the gate knows, so it rejects too, with the text
     return {"type": "reject", "message": decision.as_text()}
 
 
-async def _resume_command(agent: Any, config: dict[str, Any], decision: Decision | DecisionSet) -> Any:
-    """The resume value for the interrupt(s) the checkpoint holds."""
+def _resume_command(pause: dict[str, Any], decision: Decision | DecisionSet) -> Any:
+    """The resume value for the pause the state recorded, built from the decisions as given.
+
+    Per-call interrupts are answered by their interrupt ids, which the state kept (a decision naming a
+    call the pause did not hold goes under that call id); the batched interrupt by its `decisions` list
+    in the held calls' order (a held call without a decision leaves a gap: the list is shorter, and a
+    decision for a call not held is appended). Nothing is checked against the checkpoint first: what
+    LangGraph does with a malformed, repeated or stale resume is what resume_safety measures.
+    """
     from langgraph.types import Command
 
-    snapshot = await agent.aget_state(config)
-    if not snapshot.interrupts:
-        raise RuntimeError(f"the checkpoint of thread {config['configurable']['thread_id']} holds no pending interrupt")
-    if isinstance(decision, DecisionSet):
-        interrupts = list(snapshot.interrupts)
-        if all(_is_call_request(i.value) for i in interrupts):  # per call: keyed by interrupt id
-            return Command(resume={i.id: _gate_answer(decision.for_call(i.value["tool_call_id"]), i.value["name"])
-                                   for i in interrupts})
-        calls = _gated_calls(interrupts, snapshot.values.get("messages", []))
-        if not calls:
-            raise RuntimeError("the checkpoint's interrupt does not match the gated calls of the last model turn")
-        return Command(resume={"decisions": [_gate_answer(decision.for_call(c.call_id), c.tool) for c in calls]})
-    value = snapshot.interrupts[0].value
-    if _is_call_request(value):
-        return Command(resume={snapshot.interrupts[0].id: _gate_answer(decision, value["name"])})
-    if not _is_gate_request(value):
-        return Command(resume=decision.model_dump(mode="json"))
-    if decision.approved:
-        answer: dict[str, Any] = {"type": "approve"}  # HumanInTheLoopMiddleware's approve carries no message
-    else:  # a deny; an answer is not a decision the gate knows, so it rejects too, with the text
-        answer = {"type": "reject", "message": decision.as_text()}
-    return Command(resume={"decisions": [answer for _ in value["action_requests"]]})
+    mode = pause.get("mode", "value")
+    names = pause.get("names", {})
+    if mode == "per_call":
+        ids = pause["interrupts"]
+        if isinstance(decision, DecisionSet):
+            return Command(resume={ids.get(d.call_id, d.call_id): _gate_answer(d, names.get(d.call_id))
+                                   for d in decision.decisions})
+        return Command(resume={i: _gate_answer(decision, names.get(c)) for c, i in ids.items()})
+    if mode == "batched":
+        if isinstance(decision, DecisionSet):
+            ordered = [d for c in pause["calls"] if (d := decision.for_call(c)) is not None]
+            ordered += [d for d in decision.decisions if d.call_id not in pause["calls"]]
+            return Command(resume={"decisions": [_gate_answer(d, names.get(d.call_id)) for d in ordered]})
+        return Command(resume={"decisions": [_gate_answer(decision, names.get(c)) for c in pause["calls"]]})
+    if isinstance(decision, DecisionSet):  # not a gate: the one decision, as the approval tool reads it
+        decision = decision.decisions[0] if decision.decisions else Decision(kind=DecisionKind.null)
+    return Command(resume=None if decision.kind is DecisionKind.null else decision.model_dump(mode="json"))
 
 
 def _build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: str = "batched") -> Any:

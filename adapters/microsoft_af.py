@@ -193,9 +193,15 @@ class MicrosoftAFAdapter:
             # re-binds the approved call to the stored one) and a denial are both a rejection with its fixed text.
             self._grants = []
             answers = []
+            # A held call without a decision gets no response; a null decision is a response whose `approved`
+            # is None; a decision naming a call that is not held has no request to answer. What the framework
+            # does with that is what resume_safety measures.
             for r in requests:
                 d = decision.for_call(r.function_call.call_id)
-                answers.append(r.to_function_approval_response(d is not None and d.kind is DecisionKind.approve))
+                if d is None:
+                    continue
+                answers.append(r.to_function_approval_response(None if d.kind is DecisionKind.null
+                                                               else d.kind is DecisionKind.approve))
             response = await agent.run(af.Message(role="user", contents=answers), session=session)
             return self._leg_result(response, session, ctx)
         if state.get("pending") in ctx.gated_tools:

@@ -176,11 +176,14 @@ class OpenAIAgentsAdapter:
             # One decision per held call, by call id. The SDK has no way to run a call with other arguments
             # (approve() takes none, and a call's arguments are fingerprinted in the state), so an edit is
             # carried as a rejection whose message is the human's edit: the call does not run as asked.
+            # A held call without a decision gets neither approve() nor reject(), and so does a null decision
+            # (the SDK's approval calls carry no value to make null); a decision naming a call that is not
+            # held has no item to act on. What the SDK then does is what resume_safety measures.
             for item in interruptions:
                 d = decision.for_call(item.call_id)
-                if d is None:
-                    run_state.reject(item, rejection_message="DENIED: no decision was given for this call")
-                elif d.kind is DecisionKind.approve:
+                if d is None or d.kind is DecisionKind.null:
+                    continue
+                if d.kind is DecisionKind.approve:
                     run_state.approve(item)
                 else:
                     run_state.reject(item, rejection_message=d.as_text())

@@ -221,17 +221,18 @@ class PydanticAIAdapter:
         history = ModelMessagesTypeAdapter.validate_json(state["messages"])
         call_id = state["call_id"]
         if isinstance(decision, DecisionSet):
-            # Several gated calls held at once: each answered by its own id; pydantic-ai needs an answer for
-            # every deferred call, so a call the human gave no decision is denied (it must not run).
+            # One answer per decision, keyed by the call id it names, as given: a held call without one gets
+            # none, a decision naming a call that is not held is passed on, and a null decision is None.
+            # What pydantic-ai does with an incomplete or malformed set is what resume_safety measures.
             verdicts: dict[str, Any] = {}
-            for held in state["call_ids"]:
-                d = decision.for_call(held)
-                if d is None:
-                    verdicts[held] = ToolDenied(message="DENIED: no decision was given for this call")
-                elif d.kind is DecisionKind.edit and d.args is not None:
-                    verdicts[held] = ToolApproved(override_args=d.args)
+            for d in decision.decisions:
+                key = d.call_id if d.call_id is not None else call_id
+                if d.kind is DecisionKind.edit and d.args is not None:
+                    verdicts[key] = ToolApproved(override_args=d.args)
+                elif d.kind is DecisionKind.null:
+                    verdicts[key] = None
                 else:
-                    verdicts[held] = True if d.approved else ToolDenied(message=d.as_text())
+                    verdicts[key] = True if d.approved else ToolDenied(message=d.as_text())
             results = DeferredToolResults(approvals=verdicts)
         elif state.get("kind", "question") == "approval":
             # A gated tool call: approved, pydantic-ai itself executes the held call; otherwise it never

@@ -6,12 +6,20 @@ approval executes before the decision; on deny, the held calls are never execute
 told so; the decision reaches the model as the approval tool's result. A call to a gated tool
 (approval_gate) pauses the same way: approved, it executes; denied, the decision is its result.
 Several gated calls in one turn pause together, and each runs (as asked or as edited) or gets its
-denial by its own decision, matched by call id; a call without a decision does not run.
+denial by its own decision, matched by call id.
+
+It is the reference for resume_safety, so a resume is checked before anything runs: a decision set
+that leaves a held call undecided, names a call that is not held, or holds a `null` decision is
+refused whole (ValueError, the paused state stays resumable), and each pause is resumed at most once
+(a process-wide record of resumed pauses, kept outside the state: a replayed copy of the state, a
+concurrent second resume or an older pause's state is refused).
 Nothing of this survives a process restart, which is what makes it `emulated`.
 """
 
 from __future__ import annotations
 
+import threading
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +27,14 @@ from adapters._http import async_client
 from arena.tools import body as bodypause
 from arena.tools.box import parse_args
 from arena.types import (
-    AdapterInfo, Capabilities, Decision, DecisionSet, LegContext, LegResult, PendingRequest, ToolKind,
+    AdapterInfo, Capabilities, Decision, DecisionKind, DecisionSet, LegContext, LegResult, PendingRequest, ToolKind,
 )
 
 MAX_TURNS = 20
+# pauses already resumed in this process: the record that makes a resume happen once, whatever copy of
+# the paused state comes back
+_RESUMED: set[str] = set()
+_RESUMED_LOCK = threading.Lock()
 
 
 @dataclass
@@ -32,6 +44,7 @@ class _Paused:
     held: list[dict[str, Any]] = field(default_factory=list)
     prepared: dict[str, Any] | None = None  # a body-pausing tool's prepared step, when it paused in its body
     turn: list[dict[str, Any]] = field(default_factory=list)  # every call of the turn, when several are gated
+    pause_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
 class VanillaAdapter:
@@ -77,8 +90,12 @@ class VanillaAdapter:
         return await self._loop(messages, ctx)
 
     async def resume(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        self._admit(state, decision, ctx)
         if isinstance(decision, DecisionSet):
-            return await self._resume_calls(state, decision, ctx)
+            if state.turn:
+                return await self._resume_calls(state, decision, ctx)
+            decision = decision.for_call(state.approval_call["id"])  # one held call: its decision (checked above)
+            assert decision is not None
         messages = state.messages
         paused = state.approval_call
         name = paused["function"]["name"]
@@ -100,6 +117,14 @@ class VanillaAdapter:
                 result = "NOT EXECUTED: the approval was denied"
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return await self._loop(messages, ctx)
+
+    def _admit(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> None:
+        """Refuse a malformed resume, and a second resume of the same pause, before anything runs."""
+        _check(state, decision, set(ctx.gated_tools))
+        with _RESUMED_LOCK:
+            if state.pause_id in _RESUMED:
+                raise RuntimeError("this pause was already resumed; a paused run resumes once")
+            _RESUMED.add(state.pause_id)
 
     async def _resume_calls(self, state: _Paused, decisions: DecisionSet, ctx: LegContext) -> LegResult:
         """A pause that held several gated calls: each call by its own decision, in the turn's order."""
@@ -166,3 +191,21 @@ class VanillaAdapter:
         return LegResult.errored(f"no final answer after {MAX_TURNS} model turns")
 
 
+
+
+def _check(state: _Paused, decision: Decision | DecisionSet, gated: set[str]) -> None:
+    """Refuse a malformed resume before anything runs: one decision, of a known kind, for every held call."""
+    if isinstance(decision, Decision):
+        if decision.kind is DecisionKind.null:
+            raise ValueError("a null decision approves nothing: resume with approve, edit, deny or answer")
+        return
+    held = [c["id"] for c in state.turn if c["function"]["name"] in gated] if state.turn else [state.approval_call["id"]]
+    unknown = [d.call_id for d in decision.decisions if d.call_id not in held]
+    if unknown:
+        raise ValueError(f"a decision names call {unknown[0]!r}, which this pause does not hold")
+    missing = [c for c in held if decision.for_call(c) is None]
+    if missing:
+        raise ValueError(f"{len(missing)} of {len(held)} held call(s) got no decision (first: {missing[0]!r})")
+    null = [d.call_id for d in decision.decisions if d.kind is DecisionKind.null]
+    if null:
+        raise ValueError(f"the decision for call {null[0]!r} is null: resume with approve, edit or deny")

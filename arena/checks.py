@@ -388,5 +388,6 @@ def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec,
                declared: Capabilities | None = None) -> list[CheckResult]:
     """The item's declared checks, then the universal ones."""
     scoring = Scoring(item=item, trace=trace, arena=arena, declared=declared or Capabilities())
-    names = [*item.checks, *(n for n in UNIVERSAL if n not in item.checks)]
+    universal = UNIVERSAL if arena.universal is None else arena.universal
+    names = [*item.checks, *(n for n in universal if n not in item.checks)]
     return [CHECKS[name](scoring) for name in names]

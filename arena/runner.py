@@ -18,6 +18,7 @@ crashed, hung or broke the pause protocol (a measured fault of the adapter or it
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import shutil
 import tempfile
@@ -37,7 +38,8 @@ from arena.spec import ArenaSpec
 from arena.tools.box import LocalToolBox, ToolExecutor
 from arena.trace import ACTIVITY, TraceRecorder
 from arena.types import (
-    Capabilities, Decision, DecisionSet, EvalItem, LegContext, LegResult, ResumableRunner, TraceEvent,
+    Capabilities, Decision, DecisionSet, EvalItem, LegContext, LegResult, Replay, ResumableRunner, ToolKind,
+    TraceEvent,
 )
 
 MAX_RESUMES = 3
@@ -112,56 +114,157 @@ async def _quiesce(recorder: TraceRecorder, quiet_s: float, max_s: float) -> Non
 
 
 async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch,
-                on_pause: Callable[[int], None] | None = None) -> str | None:
-    """Drive the legs; returns the adapter's fault as a message, or None when the run finished."""
+                on_pause: Callable[[int], None] | None = None,
+                spare: Callable[[], ResumableRunner] | None = None) -> str | None:
+    """Drive the legs; returns the adapter's fault as a message, or None when the run finished.
+
+    With an item `replay` (a hostile resume), the paused state of the chosen pause is kept as it was
+    handed back and resumed once more where the replay says (see `_replay`); `spare` makes the second
+    adapter instance a concurrent replay resumes from.
+    """
     item = ctx.item
+    replay = item.replay
+    saved: dict[int, tuple[Any, TraceEvent]] = {}  # pause number -> (its paused state, as handed back; its event)
     recorder.leg = 0
     result = await adapter.start(ctx)
     resumes = 0
+    fault: str | None = None
     while True:
         if not isinstance(result, LegResult):
-            message = f"the adapter returned {type(result).__name__}; a leg must return an arena.types.LegResult"
-            recorder.record("error", text=message)
-            return message
+            fault = f"the adapter returned {type(result).__name__}; a leg must return an arena.types.LegResult"
+            recorder.record("error", text=fault)
+            break
         pid = _leg_pid(adapter)
         if result.status == "finished":
             recorder.record("final", text=result.final_text or "", pid=pid)
-            return None
+            break
         if result.status == "errored":
-            message = result.error or "the adapter reported an error"
-            recorder.record("error", text=message, pid=pid)
-            return message
+            fault = result.error or "the adapter reported an error"
+            recorder.record("error", text=fault, pid=pid)
+            break
         pending = result.pending
         several = result.all_pending if len(result.all_pending) > 1 else None
         pause = recorder.record(
             "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=pid,
             pending=[p.model_dump(exclude_none=True) for p in several] if several else None,
         )
+        if replay is not None and replay.state == resumes + 1:
+            saved[replay.state] = (_keep(result.state), pause)
         if resumes >= MAX_RESUMES:
-            message = f"still suspended after MAX_RESUMES={MAX_RESUMES} resumes"
-            recorder.record("error", text=message)
-            return message
+            fault = f"still suspended after MAX_RESUMES={MAX_RESUMES} resumes"
+            recorder.record("error", text=fault)
+            break
         if resumes >= len(item.resume_with):
-            message = f"suspended a {resumes + 1}. time but the item has only {len(item.resume_with)} decision(s)"
-            recorder.record("error", text=message)
-            return message
+            fault = f"suspended a {resumes + 1}. time but the item has only {len(item.resume_with)} decision(s)"
+            recorder.record("error", text=fault)
+            break
         if on_pause is not None:  # the world may move on while the human decides (an arena's backend)
             on_pause(resumes + 1)
         # The pause is watched: the decision is held while whatever still runs shows up in the trace.
         await asyncio.sleep(watch.dwell_s)
         if any(e.type in ACTIVITY and e.seq > pause.seq for e in recorder.events):  # it ran on: see how far
             await _quiesce(recorder, watch.quiet_s, watch.quiet_max_s)
+        if replay is not None and replay.when == "at_next_pause" and resumes == replay.state and replay.state in saved:
+            await _replay(adapter, *saved.pop(replay.state), replay, ctx, recorder)
         entry = item.resume_with[resumes]
         survivors = _survivors(adapter)
         resumes += 1
-        recorder.leg = resumes
-        if isinstance(entry, list):
-            routed = route(entry, recorder.events, pause)
-            recorder.record("resumed", decisions=routed.decisions, survivors=survivors)
-            result = await adapter.resume(result.state, routed, ctx)
+        recorder.leg = max(e.leg for e in recorder.events) + 1
+        decision = route(entry, recorder.events, pause) if isinstance(entry, list) else entry
+        if isinstance(decision, DecisionSet):
+            recorder.record("resumed", decisions=decision.decisions, survivors=survivors)
         else:
-            recorder.record("resumed", decision=entry, survivors=survivors)
-            result = await adapter.resume(result.state, entry, ctx)
+            recorder.record("resumed", decision=decision, survivors=survivors)
+        if replay is not None and replay.when == "concurrent" and replay.state == resumes and spare is not None:
+            second = spare()
+            arrived, released = asyncio.Event(), asyncio.Event()
+            held = ctx.model_copy(update={"tools": _HeldTools(ctx.tools, arrived, released, _consequential(ctx))})
+            own = asyncio.ensure_future(adapter.resume(result.state, decision, held))
+            reached = asyncio.ensure_future(arrived.wait())
+            await asyncio.wait({own, reached}, return_when=asyncio.FIRST_COMPLETED)
+            reached.cancel()
+            try:  # the second resume arrives while the first is inside its consequential call (or has ended)
+                await _replay(second, *saved.pop(resumes), replay, ctx, recorder, same_leg=True)
+            finally:
+                released.set()
+                close = getattr(second, "aclose", None)
+                if close is not None:
+                    await close()
+            result = await own
+        else:
+            result = await adapter.resume(result.state, decision, ctx)
+    if replay is not None and replay.when == "after_run" and replay.state in saved:
+        await _quiesce(recorder, watch.quiet_s, watch.quiet_max_s)
+        await _replay(adapter, *saved.pop(replay.state), replay, ctx, recorder)
+    return fault
+
+
+# How long the first of two concurrent resumes is held at its consequential call for the second to end.
+CONCURRENT_HOLD_S = 10.0
+
+
+def _consequential(ctx: LegContext) -> set[str]:
+    return {s.name for s in ctx.tools.specs if s.kind is ToolKind.write or s.requires_approval}
+
+
+class _HeldTools:
+    """The first resume's tools in a concurrent replay. When it reaches its consequential call, the call
+    is held (`arrived`) until the second resume has ended (`released`): the second resume always runs
+    while the first is inside that call, after whatever the first wrote before it, so the two overlap
+    the same way in every run."""
+
+    def __init__(self, inner: Any, arrived: asyncio.Event, released: asyncio.Event, hold: set[str]):
+        self.inner, self.arrived, self.released, self.hold = inner, arrived, released, hold
+        self.specs = inner.specs
+        self.executor = getattr(inner, "executor", None)
+
+    def call(self, name: str, args: dict[str, Any]) -> str:
+        return self.inner.call(name, args)
+
+    async def acall(self, name: str, args: dict[str, Any]) -> str:
+        if name in self.hold and not self.released.is_set():
+            self.arrived.set()
+            try:
+                await asyncio.wait_for(self.released.wait(), CONCURRENT_HOLD_S)
+            except asyncio.TimeoutError:  # the second resume waits on the first: let the first go on
+                pass
+        return await self.inner.acall(name, args)
+
+
+def _keep(state: Any) -> Any:
+    """The paused state as it was handed back: a copy, so that resuming it once cannot change what is replayed."""
+    try:
+        return copy.deepcopy(state)
+    except Exception:  # a live handle (a client, a lock) cannot be copied: it is replayed as it is
+        return state
+
+
+async def _replay(adapter: ResumableRunner, state: Any, pause: TraceEvent, replay: Replay, ctx: LegContext,
+                  recorder: TraceRecorder, same_leg: bool = False) -> None:
+    """One hostile resume. Whatever it does is recorded (a framework raising here is a measured refusal,
+    never the item's fault), and nothing it returns continues the run."""
+    if not same_leg:
+        recorder.leg = max(e.leg for e in recorder.events) + 1
+    leg = recorder.leg
+    decision: Decision | DecisionSet = replay.decision
+    if isinstance(replay.decision, list):
+        decision = route(replay.decision, recorder.events, pause)
+        recorder.record("resumed", leg=leg, decisions=decision.decisions, replay=replay.when)
+    else:
+        recorder.record("resumed", leg=leg, decision=replay.decision, replay=replay.when)
+    try:
+        result = await adapter.resume(state, decision, ctx)
+    except Exception as exc:
+        recorder.record("replayed", leg=leg, result="raised", text=_describe(exc), replay=replay.when)
+        return
+    if not isinstance(result, LegResult):
+        recorder.record("replayed", leg=leg, result="raised", replay=replay.when,
+                        text=f"the adapter returned {type(result).__name__}, not a LegResult")
+        return
+    text = result.final_text if result.status == "finished" else result.error if result.status == "errored" else \
+        ", ".join(p.tool for p in result.all_pending)
+    recorder.record("replayed", leg=leg, result=result.status, text=text or "", replay=replay.when,
+                    tool=result.pending.tool if result.pending else None)
 
 
 def route(decisions: list[Decision], trace: list[TraceEvent], pause: TraceEvent) -> DecisionSet:
@@ -176,20 +279,24 @@ def route(decisions: list[Decision], trace: list[TraceEvent], pause: TraceEvent)
              for c in (e.response or {}).get("tool_calls") or []]
     routed = []
     for decision in decisions:
+        if decision.call_id is not None:  # the item names the call itself (a hostile resume): passed on as it is
+            routed.append(decision)
+            continue
         call = next((c for c in reversed(asked) if decision.matches(str(c.get("name")), c.get("args"))), None)
         routed.append(decision.model_copy(update={"call_id": call.get("id") if call else None}))
     return DecisionSet(decisions=routed)
 
 
 async def _run_and_close(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch,
-                         on_pause: Callable[[int], None] | None = None) -> str | None:
+                         on_pause: Callable[[int], None] | None = None,
+                         spare: Callable[[], ResumableRunner] | None = None) -> str | None:
     """Adapters may define `async aclose()` to release clients inside the item's own event loop.
 
     The item is watched until it goes quiet *before* the adapter closes its clients, so a task the
     framework left running can still reach the harness and be seen.
     """
     try:
-        fault = await _legs(adapter, ctx, recorder, watch, on_pause)
+        fault = await _legs(adapter, ctx, recorder, watch, on_pause, spare)
         await _quiesce(recorder, watch.quiet_s, watch.quiet_max_s)
         return fault
     finally:
@@ -272,7 +379,7 @@ def _run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, 
                 specs = arena.tools_for(adapter.info) if hasattr(adapter, "info") else list(arena.tools)
                 ctx = LegContext(item=item, instructions=arena.instructions, model=channel.model,
                                  tools=LocalToolBox(executor, specs), workdir=workdir)
-                outcome["fault"] = asyncio.run(_run_and_close(adapter, ctx, recorder, watch, on_pause))
+                outcome["fault"] = asyncio.run(_run_and_close(adapter, ctx, recorder, watch, on_pause, adapter_factory))
             except BaseException as exc:  # an adapter's crash is that item's failure, never the run's
                 message = _describe(exc)
                 recorder.record("error", text=message)

@@ -67,6 +67,9 @@ class ArenaSpec:
     # why an adapter is not run on this arena (None: it is): for an adapter that lacks what the arena
     # needs from the ADAPTER (not from its framework), so nothing would be measured
     declines: Callable[[AdapterInfo], str | None] | None = field(default=None, repr=False)
+    # the checks every item gets besides its own (None: the core's `UNIVERSAL`); an arena whose items end
+    # in errors by design (hostile resumes) judges how its runs end with checks of its own
+    universal: tuple[str, ...] | None = None
 
     def declined(self, info: AdapterInfo) -> str | None:
         return self.declines(info) if self.declines is not None else None

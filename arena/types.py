@@ -18,6 +18,9 @@ class DecisionKind(str, Enum):
     deny = "deny"
     answer = "answer"
     edit = "edit"  # approve, but the call runs with the human's replacement arguments
+    # a decision of the wrong type (resume_safety): the framework's approval value is null/None where it
+    # expects its typed decision; it approves nothing
+    null = "null"
 
 
 class Decision(BaseModel):
@@ -26,7 +29,8 @@ class Decision(BaseModel):
 
     In an item, `match` says which pending call of a pause the decision is for (the tool's name and
     a subset of its arguments); the harness routes it and sets `call_id`, the id the model gave that
-    call, before the adapter sees it.
+    call, before the adapter sees it. An item may set `call_id` itself (a hostile resume naming a call
+    that is not pending): the harness then passes it on as it is.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -51,6 +55,8 @@ class Decision(BaseModel):
             return f"APPROVED WITH CHANGES {edited}" + (f": {self.text}" if self.text else "")
         if self.kind is DecisionKind.deny:
             return f"DENIED: {self.text}" if self.text else "DENIED"
+        if self.kind is DecisionKind.null:
+            return ""
         return self.text
 
     def matches(self, tool: str, args: dict[str, Any] | None) -> bool:
@@ -73,9 +79,30 @@ class DecisionSet(BaseModel):
         return next((d for d in self.decisions if d.call_id is not None and d.call_id == call_id), None)
 
 
+ReplayWhen = Literal["after_run", "concurrent", "at_next_pause"]
+
+
+class Replay(BaseModel):
+    """A hostile resume: the paused state the run handed back at its `state`-th pause is resumed once
+    more with `decision`, as a retried webhook, a double click or an old saved state would.
+
+    `after_run`: once the item's own legs have ended. `concurrent`: at that pause, while the item's own
+    resume is inside its consequential tool call (held there until this one ends), from a second
+    adapter instance (a second worker process for adapters that run in workers). `at_next_pause`: while the run is paused at its next pause (a newer state
+    exists), before that pause's own decision. See docs/adapters.md.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    state: int = 1
+    decision: Decision | list[Decision]
+    when: ReplayWhen = "after_run"
+
+
 class EvalItem(BaseModel):
     """One task instance. `resume_with` holds the decisions injected at the 1st, 2nd, ... pause: one
-    decision, or a list of decisions (each with its `match`) for a pause with several pending calls."""
+    decision, or a list of decisions (each with its `match`) for a pause with several pending calls.
+    `replay`: a hostile resume of a saved paused state (resume_safety)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -84,6 +111,7 @@ class EvalItem(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     resume_with: list[Decision | list[Decision]] = Field(default_factory=list)
     checks: list[str] = Field(default_factory=list)
+    replay: Replay | None = None
 
 
 class ToolKind(str, Enum):
@@ -168,7 +196,7 @@ class LegResult(BaseModel):
         return cls(status="errored", error=error)
 
 
-EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state"]
+EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed"]
 
 
 class TraceEvent(BaseModel):
@@ -181,7 +209,9 @@ class TraceEvent(BaseModel):
     pause with several; `survivors`: processes of the paused leg still alive at the resume).
     `suspended` at a pause with several pending calls lists them all in `pending` (as the adapter
     reported them). `state`: the item's tool backend after the run (`data`), for arenas with
-    state. `late`: the event arrived after the item was sealed.
+    state. `late`: the event arrived after the item was sealed. A hostile resume (`EvalItem.replay`)
+    is a `resumed` event with `replay` set (its mode) and ends in a `replayed` event: `result` is how
+    that leg ended (finished, suspended, errored, raised), `text` its final text or error message.
     """
 
     seq: int
@@ -199,6 +229,7 @@ class TraceEvent(BaseModel):
     survivors: list[dict[str, Any]] | None = None
     data: dict[str, Any] | None = None
     late: bool | None = None
+    replay: str | None = None
     pid: int | None = None
     ts: float = 0.0
 

@@ -146,6 +146,9 @@ class ResumesAnotherItemsState(VanillaAdapter):
             type(self)._cache.append(copy.deepcopy(result.state))
         return result
 
+    def _admit(self, state: _Paused, decision: Decision, ctx: LegContext) -> None:
+        """Keeps no record of resumed pauses (it would refuse the second resume of the cached one)."""
+
     async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
         return await super().resume(copy.deepcopy(type(self)._cache[0]), decision, ctx)
 

@@ -88,14 +88,15 @@ class Cell:
         }
 
 
-def count_cell(evidence: list[Evidence], empty_note: str = "", lower_is_better: bool = False) -> Cell:
+def count_cell(evidence: list[Evidence], empty_note: str = "", lower_is_better: bool = False,
+               neutral: bool = False) -> Cell:
     """n/N over the items that apply; colour by whether all, some or none count (or, for a fault count,
-    whether none, some or all do)."""
+    whether none, some or all do; a neutral count is a measurement, not a verdict, and is not coloured)."""
     n, total = sum(e.ok for e in evidence), len(evidence)
     if total == 0:
         return Cell(text="n/a", status="na", n=0, total=0, evidence=evidence, note=empty_note)
     best, worst = (0, total) if lower_is_better else (total, 0)
-    status: Status = "pass" if n == best else ("fail" if n == worst else "partial")
+    status: Status = "info" if neutral else "pass" if n == best else ("fail" if n == worst else "partial")
     return Cell(text=f"{n}/{total}", status=status, n=n, total=total, evidence=evidence)
 
 
@@ -144,3 +145,4 @@ class Column:
     empty_note: str = "no item applies"  # shown when no item of its runs applies (n/a)
     meta_key: str = "pause_kind"  # what a `declared` column shows from meta.json
     lower_is_better: bool = False  # n counts a fault (e.g. a re-executed tool body): all-zero is the pass
+    neutral: bool = False  # n is a measurement, not a verdict (shown without a pass/fail colour)

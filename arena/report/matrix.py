@@ -169,7 +169,7 @@ def compute_cell(column: Column, runs_by_key: dict[tuple[str, str, str], Run], a
                         note="no item has a suspended event")
         return Cell(text=f"partial {n}/{total}", status="partial", n=n, total=total, evidence=evidence)
     assert column.rule is not None
-    return count_cell(_evidence(runs, column.rule), column.empty_note, column.lower_is_better)
+    return count_cell(_evidence(runs, column.rule), column.empty_note, column.lower_is_better, column.neutral)
 
 
 # ---------------------------------------------------------------------------------------------

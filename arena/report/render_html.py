@@ -110,7 +110,7 @@ def _cell_html(row: Row, key: str, cell: Cell) -> str:
     title = esc(cell.note or ("; ".join(f"{e.item}: {e.note}" for e in cell.failing[:3])))
     if cell.status == "notrun":
         inner = esc(cell.text)
-    elif cell.status == "info":
+    elif cell.status == "info" and not cell.evidence:  # declared: the adapter's own account
         inner = f'<a href="#{slug("adapter", row.adapter)}">{esc(cell.text)}</a>'
     else:
         inner = f'<a href="#{slug("ev", row.adapter, key)}">{esc(cell.text)}</a>'
@@ -218,7 +218,7 @@ def evidence_html(m: Matrix, row: Row) -> str:
     out = []
     for c in m.columns:
         cell = row.cells[c.key]
-        if cell.status in ("info",):
+        if cell.status == "info" and not cell.evidence:
             continue
         if c.kind == "measured":
             out.append(f'<div class="evidence" id="{slug("ev", row.adapter, c.key)}"><h4>{esc(c.title)}: {esc(cell.text)}</h4>'

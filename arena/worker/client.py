@@ -174,8 +174,9 @@ class WorkerAdapter:
             if not state.is_json:
                 raise WorkerError(f"{self.info.name} keeps its paused state in memory only; it cannot resume in a new process")
             req.state = state.value
-        else:
+        else:  # the live handle; its JSON state too, for a worker that does not hold it (a replayed resume)
             req.handle = state.handle
+            req.state = state.value if state.is_json else None
         result = self._result(await self._call(req, ctx.workdir))
         if result.status == "suspended" and self.restart_between_legs:
             await self._close_worker()

@@ -555,7 +555,7 @@ def new_process(server, tmp_path_factory):
         first = asyncio.run(CLASSES[name]().start(ctx))
         assert first.status == "suspended", (name, item_id, first)
         state = json.loads(json.dumps(first.state))  # plain JSON: all the new process gets
-        assert set(state) == {"db", "app", "user", "session", "invocation", "call_id", "call_name"}
+        assert set(state) == {"db", "app", "user", "session", "invocation", "call_id", "call_name", "model_call_id"}
         assert Path(state["db"]).is_file() and Path(state["db"]).parent == Path(workdir)
         endpoint = server.register(executor)
         endpoints.append(endpoint)

@@ -238,7 +238,7 @@ def new_process(server, tmp_path_factory):
         first = asyncio.run(first_leg())
         assert first.status == "suspended", (item_id, first)
         state = json.loads(json.dumps(first.state))  # plain JSON: all the new process gets
-        assert set(state) == {"db", "thread_id"}
+        assert set(state) == {"db", "thread_id", "pause"}
         assert Path(state["db"]).is_file() and Path(state["db"]).parent == Path(workdir)
         endpoint = server.register(executor)
         endpoints.append(endpoint)
@@ -481,7 +481,7 @@ def test_gate_pause_is_the_middleware_interrupt_in_the_checkpoint(server, tmp_pa
 
     first = asyncio.run(first_leg())
     assert first.status == "suspended"
-    assert set(first.state) == {"db", "thread_id"}
+    assert set(first.state) == {"db", "thread_id", "pause"}
     assert first.pending.tool == "book_room" and first.pending.args == {"room_id": "R201"}
     assert first.pending.call_id
     assert [e.tool for e in recorder.events if e.type == "tool_call"] == ["search_rooms"]

@@ -32,7 +32,7 @@ def test_every_arena_is_a_complete_spec(name):
 
 def test_names_skip_shared_packages_and_order_is_stable():
     assert "_rooms" not in arenas.names()
-    assert [s.name for s in arenas.ordered()] == [*ROOM_ARENAS, "flight_booking", "doc_review"]
+    assert [s.name for s in arenas.ordered()] == [*ROOM_ARENAS, "flight_booking", "doc_review", "resume_safety"]
     assert [c.key for c in arenas.columns()][:3] == ["declared_kind", "measured_kind", "pause_enforced"]
 
 
