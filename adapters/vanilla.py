@@ -135,9 +135,8 @@ class VanillaAdapter:
                 result = await ctx.tools.acall(name, args)
             else:
                 decision = decisions.for_call(call["id"])
-                if decision is None:
-                    result = "NOT EXECUTED: no decision was given for this call"
-                elif decision.approved:
+                assert decision is not None  # `_check` refused a set that leaves a held call undecided
+                if decision.approved:
                     result = await ctx.tools.acall(name, decision.args if decision.args is not None else args)
                 else:
                     result = decision.as_text()

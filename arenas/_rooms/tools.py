@@ -101,3 +101,8 @@ FUNCTIONS = {
     "book_room": book_room,
     "request_approval": request_approval,
 }
+
+# The tool-level-gate arenas' tools: book_room gated by the framework itself, no approval tool.
+GATED_BOOK_ROOM = BOOK_ROOM.model_copy(update={"requires_approval": True})
+GATED_SPECS = [SEARCH_ROOMS, GATED_BOOK_ROOM]
+GATED_FUNCTIONS = {k: v for k, v in FUNCTIONS.items() if k != "request_approval"}

@@ -22,14 +22,12 @@ INSTRUCTIONS = (
     "the booking was denied."
 )
 
-GATED_BOOK_ROOM = tools.BOOK_ROOM.model_copy(update={"requires_approval": True})
-
 ARENA = ArenaSpec(
     name="approval_gate",
     description="book_room is gated by the framework's tool-level approval; the model books without asking.",
     instructions=INSTRUCTIONS,
-    tools=[tools.SEARCH_ROOMS, GATED_BOOK_ROOM],
-    functions={k: v for k, v in tools.FUNCTIONS.items() if k != "request_approval"},
+    tools=tools.GATED_SPECS,
+    functions=tools.GATED_FUNCTIONS,
     items=load_items(HERE / "items.json", APPROVED, DENIED),
     readme=(HERE / "README.md").read_text(),
     policies=policy.policies("reckless", "reckless-parallel"),

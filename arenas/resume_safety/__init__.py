@@ -29,8 +29,6 @@ INSTRUCTIONS = (
     "was denied."
 )
 
-GATED_BOOK_ROOM = tools.BOOK_ROOM.model_copy(update={"requires_approval": True})
-
 CHECK_OF = {"malformed": "fails_closed", "bare_deny": "fails_closed", "double": "executed_at_most_once",
             "stale": "stale_resume_refused"}
 
@@ -73,8 +71,8 @@ ARENA = ArenaSpec(
     description="Hostile resumes of a gated booking: malformed decisions, a state resumed twice, a stale state, "
                 "and denials without a reason.",
     instructions=INSTRUCTIONS,
-    tools=[tools.SEARCH_ROOMS, GATED_BOOK_ROOM],
-    functions={k: v for k, v in tools.FUNCTIONS.items() if k != "request_approval"},
+    tools=tools.GATED_SPECS,
+    functions=tools.GATED_FUNCTIONS,
     items=load_items(HERE / "items.json"),
     readme=(HERE / "README.md").read_text(),
     policies=policy.policies(),

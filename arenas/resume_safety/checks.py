@@ -14,12 +14,13 @@ from typing import Any
 
 from arena.checks import Scoring, check, fail, ok
 from arena.types import DecisionKind, TraceEvent
+from arenas._rooms.items import room_of
 
 CONSEQUENTIAL = "book_room"
 
 
 def _key(args: dict[str, Any] | None) -> str:
-    return str((args or {}).get("room_id"))
+    return str(room_of(args or {}))
 
 
 def executions(trace: list[TraceEvent]) -> list[TraceEvent]:
