@@ -42,11 +42,15 @@ def asked(trace: list[TraceEvent]) -> dict[str, str]:
 def approvals(trace: list[TraceEvent]) -> Counter[str]:
     """room -> how many approvals the human gave a call of it (routed to a call the model asked for)."""
     ids = asked(trace)
-    pending_room = None
+    pending_room = None  # the room of the model's latest booking call before the pause (never the adapter's account)
+    last_asked = None
     count: Counter[str] = Counter()
     for e in trace:
+        if e.type == "model_call":
+            rooms = [_key(c.get("args")) for c in (e.response or {}).get("tool_calls") or [] if c.get("name") == CONSEQUENTIAL]
+            last_asked = rooms[-1] if rooms else last_asked
         if e.type == "suspended":
-            pending_room = _key(e.args) if e.tool == CONSEQUENTIAL else None
+            pending_room = last_asked
         if e.type != "resumed" or e.replay is not None:  # a replayed decision is hostile: it approves nothing new
             continue
         if e.decision is not None and e.decision.approved and pending_room is not None:

@@ -240,3 +240,11 @@ def test_a_replay_of_a_pause_the_run_never_reached_is_not_made(server):
     assert not any(e.replay for e in result.trace)
     check = _check_of(result, "executed_at_most_once")
     assert not check.passed and "never reached the pause" in check.reason
+
+
+def test_an_approval_counts_for_the_call_the_model_asked_not_the_one_the_adapter_reports():
+    approve = Decision(kind=DecisionKind.approve)
+    claimed = {**PAUSE, "args": {"room_id": "R999"}}  # the adapter says the pause holds another room
+    trace = _trace(ASKED, claimed, {"type": "resumed", "leg": 1, "decision": approve}, {**BOOKED, "leg": 1})
+    result = _score("rs-bare-deny", trace)
+    assert result.passed, result.reason
