@@ -174,13 +174,17 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
             graph_input = _resume_command(state.get("pause", {}), graph_input)
         with tracing_context(enabled=False):  # no LangSmith tracing, whatever the environment says
             output = await agent.ainvoke(graph_input, config, version="v2")
-    messages = output.value["messages"]
-    if output.interrupts:
-        handle = {"db": state["db"], "thread_id": state["thread_id"], "pause": _pause_of(output.interrupts, messages)}
-        several = _gated_calls(output.interrupts, messages)
+    if hasattr(output, "interrupts"):
+        values, interrupts = output.value, output.interrupts
+    else:  # langgraph before 1.1 (`-a langgraph@1.0.10`): the state dict, its interrupts under "__interrupt__"
+        values, interrupts = output, output.get("__interrupt__", ())
+    messages = values["messages"]
+    if interrupts:
+        handle = {"db": state["db"], "thread_id": state["thread_id"], "pause": _pause_of(interrupts, messages)}
+        several = _gated_calls(interrupts, messages)
         if len(several) > 1:
             return LegResult.suspended(several, handle)
-        return LegResult.suspended(_pending(output.interrupts[0].value, messages), handle)
+        return LegResult.suspended(_pending(interrupts[0].value, messages), handle)
     return LegResult.finished(_text(messages[-1].content) if messages else "")
 
 
@@ -305,7 +309,10 @@ def _build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: 
         from langchain.agents.middleware import HumanInTheLoopMiddleware
 
         gate = {name: {"allowed_decisions": ["approve", "edit", "reject"]} for name in ctx.gated_tools}
-        middleware.append(HumanInTheLoopMiddleware(interrupt_on=gate, interrupt_mode=interrupt_mode))
+        # batched is the middleware's default, and its only mode before langchain had `interrupt_mode`
+        # (`-a langgraph@1.1.10` resolves such a langchain): pass the mode only when it is another
+        mode = {} if interrupt_mode == "batched" else {"interrupt_mode": interrupt_mode}
+        middleware.append(HumanInTheLoopMiddleware(interrupt_on=gate, **mode))
     return create_agent(
         model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer, middleware=middleware
     )

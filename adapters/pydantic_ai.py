@@ -170,7 +170,11 @@ class PydanticAIAdapter:
                 def defer(**kwargs: Any) -> str:
                     # The human answers this call outside the run: pydantic-ai ends the run here.
                     # kind="question": the call asks the user for content (their decision).
-                    raise CallDeferred(kind="question")
+                    try:
+                        deferred = CallDeferred(kind="question")
+                    except TypeError:  # pydantic-ai before 2.68 (`-a pydantic_ai@2.66.0`): no kinds yet
+                        deferred = CallDeferred()
+                    raise deferred
 
                 function = defer
             elif spec.body_pause:
@@ -252,7 +256,7 @@ class PydanticAIAdapter:
             return LegResult.finished(output if isinstance(output, str) else str(output))
         approval_tools = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval}
         gated = set(ctx.gated_tools)
-        questions = [c for c in output.calls if c.tool_name in approval_tools and output.kind(c.tool_call_id) == "question"]
+        questions = [c for c in output.calls if c.tool_name in approval_tools and _kind(output, c.tool_call_id) == "question"]
         bodies = {s.name for s in ctx.body_pause_tools}
         approvals = [c for c in output.approvals if c.tool_name in gated or c.tool_name in bodies]
         unexpected = [c.tool_name for c in [*output.calls, *output.approvals] if c not in questions and c not in approvals]
@@ -268,7 +272,7 @@ class PydanticAIAdapter:
             names = [c.tool_name for c in [*output.calls, *output.approvals]]
             return LegResult.errored(f"run ended with unexpected deferred tool requests: {names}")
         call = (questions or approvals)[0]
-        kind = output.kind(call.tool_call_id)  # 'question' or 'approval'
+        kind = _kind(output, call.tool_call_id)  # 'question' or 'approval'
         # Plain JSON text, so the state can cross a process boundary (durable_state).
         state = {"messages": result.all_messages_json().decode(), "call_id": call.tool_call_id, "kind": kind}
         args = call.args_as_dict()
@@ -277,3 +281,11 @@ class PydanticAIAdapter:
             args = {**args, "amount": shown["amount"]}
         pending = PendingRequest(tool=call.tool_name, args=args, call_id=call.tool_call_id)
         return LegResult.suspended(pending, state)
+
+
+def _kind(output: Any, call_id: str) -> str:
+    """'question' or 'approval'. Before 2.68 (`-a pydantic_ai@2.66.0`) requests had no kinds: a held gated
+    call was an approval, any other deferred call the external kind the approval tool's question is."""
+    if hasattr(output, "kind"):
+        return output.kind(call_id)
+    return "approval" if any(c.tool_call_id == call_id for c in output.approvals) else "question"

@@ -37,6 +37,12 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def trace_name(item_id: str, epoch: int = 1) -> str:
+    """An item's trace file: `<item>.jsonl` for its first epoch (as before epochs existed, so reports and
+    their evidence links do not change), `<item>@<k>.jsonl` for epoch k."""
+    return f"{item_id}.jsonl" if epoch <= 1 else f"{item_id}@{epoch}.jsonl"
+
+
 def safe_part(name: str, limit: int = 60) -> str:
     """A name as one harmless piece of a directory name: no separators, no leading dots, no odd characters."""
     cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).lstrip(".") or "_"
@@ -84,7 +90,7 @@ class RunDir:
         tmp.write_text("".join(line + "\n" for line in kept))
         tmp.replace(path / "results.jsonl")
         for result in done:
-            trace_file = path / "traces" / f"{result.item_id}.jsonl"
+            trace_file = path / "traces" / trace_name(result.item_id, result.epoch)
             if trace_file.exists():
                 result.trace = [TraceEvent.model_validate_json(t) for t in trace_file.read_text().splitlines()]
         run.meta.update(status="running", ended_at=None, pid=os.getpid(), pid_start=procs.start_time(os.getpid()),
@@ -101,19 +107,21 @@ class RunDir:
         tmp.replace(self.path / "meta.json")
 
     def _write_trace(self, result: ItemResult) -> None:
-        tmp = self.path / "traces" / f"{result.item_id}.jsonl.tmp"
+        name = trace_name(result.item_id, result.epoch)
+        tmp = self.path / "traces" / f"{name}.tmp"
         tmp.write_text(redact("".join(event.model_dump_json() + "\n" for event in result.trace)))
-        tmp.replace(self.path / "traces" / f"{result.item_id}.jsonl")
+        tmp.replace(self.path / "traces" / name)
 
     def add(self, result: ItemResult) -> None:
         self._write_trace(result)
         with (self.path / "results.jsonl").open("a") as f:
             f.write(redact(result.model_dump_json(exclude={"trace"})) + "\n")
 
-    def add_late(self, item_id: str, event: TraceEvent) -> None:
+    def add_late(self, item_id: str, event: TraceEvent, epoch: int = 1) -> None:
         """An event that arrived after its item was sealed: appended at once to late.jsonl."""
+        which = {"item_id": item_id, **({"epoch": epoch} if epoch > 1 else {})}
         with self._late_lock, (self.path / "late.jsonl").open("a") as f:
-            f.write(redact(json.dumps({"item_id": item_id, **event.model_dump(mode="json", exclude_none=True)})) + "\n")
+            f.write(redact(json.dumps({**which, **event.model_dump(mode="json", exclude_none=True)})) + "\n")
 
     def finish(self, summary: RunSummary, results: list[ItemResult] | None = None) -> None:
         """Mark the run complete; results rescored after late events replace what was written for them."""
@@ -181,7 +189,7 @@ def load_results(run_dir: Path) -> list[ItemResult]:
     try:
         for line in source.read_text().splitlines():
             result = ItemResult.model_validate_json(line)
-            source = run_dir / "traces" / f"{result.item_id}.jsonl"
+            source = run_dir / "traces" / trace_name(result.item_id, result.epoch)
             if source.exists():
                 result.trace = [TraceEvent.model_validate_json(t) for t in source.read_text().splitlines()]
             results.append(result)

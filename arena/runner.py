@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import os
 import shutil
 import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import Any
 
 from arena import scratch
 from arena.checks import run_checks
+from arena.model.script import Draw, bind
 from arena.results import ItemResult
 from arena.spec import ArenaSpec
 from arena.tools.box import LocalToolBox, ToolExecutor
@@ -115,12 +117,12 @@ async def _quiesce(recorder: TraceRecorder, quiet_s: float, max_s: float) -> Non
 
 async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch,
                 on_pause: Callable[[int], None] | None = None,
-                spare: Callable[[], ResumableRunner] | None = None) -> str | None:
+                spare: Spare | None = None) -> str | None:
     """Drive the legs; returns the adapter's fault as a message, or None when the run finished.
 
     With an item `replay` (a hostile resume), the paused state of the chosen pause is kept as it was
-    handed back and resumed once more where the replay says (see `_replay`); `spare` makes the second
-    adapter instance a concurrent replay resumes from.
+    handed back and resumed once more where the replay says (see `_replay`); `spare` gives the second
+    adapter (and the state as it takes it) a concurrent replay resumes from.
     """
     item = ctx.item
     replay = item.replay
@@ -176,8 +178,9 @@ async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecord
         else:
             recorder.record("resumed", decision=decision, survivors=survivors)
         if replay is not None and replay.when == "concurrent" and replay.state == resumes and spare is not None:
-            second = spare()
-            arrived, released = asyncio.Event(), asyncio.Event()
+            second, kept = spare(saved[resumes][0])
+            saved[resumes] = (kept, saved[resumes][1])
+            arrived, released = asyncio.Event(), threading.Event()
             held = ctx.model_copy(update={"tools": _HeldTools(ctx.tools, arrived, released, _consequential(ctx))})
             own = asyncio.ensure_future(adapter.resume(result.state, decision, held))
             reached = asyncio.ensure_future(arrived.wait())
@@ -211,24 +214,75 @@ class _HeldTools:
     """The first resume's tools in a concurrent replay. When it reaches its consequential call, the call
     is held (`arrived`) until the second resume has ended (`released`): the second resume always runs
     while the first is inside that call, after whatever the first wrote before it, so the two overlap
-    the same way in every run."""
+    the same way in every run. An adapter in a worker calls the tools over the harness's server: its
+    `executor` holds those calls the same way (`aexecute`, awaited by the server)."""
 
-    def __init__(self, inner: Any, arrived: asyncio.Event, released: asyncio.Event, hold: set[str]):
+    def __init__(self, inner: Any, arrived: asyncio.Event, released: threading.Event, hold: set[str]):
         self.inner, self.arrived, self.released, self.hold = inner, arrived, released, hold
+        self.loop = asyncio.get_running_loop()
         self.specs = inner.specs
-        self.executor = getattr(inner, "executor", None)
+        executor = getattr(inner, "executor", None)
+        self.executor = _HeldExecutor(executor, self) if executor is not None else None
+
+    async def held(self, name: str) -> None:
+        """Wait here (in any thread's event loop) while the second resume runs, if `name` is held."""
+        if name in self.hold and not self.released.is_set():
+            self.loop.call_soon_threadsafe(self.arrived.set)
+            # the second resume waits on the first past the hold: let the first go on
+            await asyncio.to_thread(self.released.wait, CONCURRENT_HOLD_S)
 
     def call(self, name: str, args: dict[str, Any]) -> str:
         return self.inner.call(name, args)
 
     async def acall(self, name: str, args: dict[str, Any]) -> str:
-        if name in self.hold and not self.released.is_set():
-            self.arrived.set()
-            try:
-                await asyncio.wait_for(self.released.wait(), CONCURRENT_HOLD_S)
-            except asyncio.TimeoutError:  # the second resume waits on the first: let the first go on
-                pass
+        await self.held(name)
         return await self.inner.acall(name, args)
+
+
+class _HeldExecutor:
+    """The item's tool executor as the harness's server serves it to a worker, holding as `_HeldTools` does."""
+
+    def __init__(self, inner: Any, tools: _HeldTools):
+        self.inner, self.tools = inner, tools
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def execute(self, name: str, args: dict[str, Any]) -> str:
+        return self.inner.execute(name, args)
+
+    async def aexecute(self, name: str, args: dict[str, Any]) -> str:
+        await self.tools.held(name)
+        return self.inner.execute(name, args)
+
+
+Spare = Callable[[Any], "tuple[ResumableRunner, Any]"]
+
+
+def _spare(spare_factory: Callable[[], ResumableRunner] | None,
+           adapter_factory: Callable[[], ResumableRunner]) -> Spare:
+    """The second adapter of a concurrent replay, and the paused state as it takes it.
+
+    A second adapter in a worker process of its own (the CLI's `spare_factory`) is handed the paused state
+    as JSON, the way a second process would read a durable state; a state that is not data (a live
+    object) cannot leave its process, so that replay comes from a second instance in this process.
+    """
+    from arena.worker.client import WorkerAdapter, WorkerState
+
+    def spare(state: Any) -> tuple[ResumableRunner, Any]:
+        if spare_factory is None:
+            return adapter_factory(), state
+        if isinstance(state, WorkerState):
+            return spare_factory(), state
+        try:
+            value = json.loads(json.dumps(state))
+        except (TypeError, ValueError):
+            return adapter_factory(), state
+        second = spare_factory()
+        return second, (WorkerState(handle=None, value=value, is_json=True) if isinstance(second, WorkerAdapter)
+                        else state)
+
+    return spare
 
 
 def _keep(state: Any) -> Any:
@@ -255,7 +309,8 @@ async def _replay(adapter: ResumableRunner, state: Any, pause: TraceEvent, repla
     try:
         result = await adapter.resume(state, decision, ctx)
     except Exception as exc:
-        recorder.record("replayed", leg=leg, result="raised", text=_describe(exc), replay=replay.when)
+        recorder.record("replayed", leg=leg, result="raised", text=_describe(exc), replay=replay.when,
+                        pid=_leg_pid(adapter))
         return
     if not isinstance(result, LegResult):
         recorder.record("replayed", leg=leg, result="raised", replay=replay.when,
@@ -263,7 +318,7 @@ async def _replay(adapter: ResumableRunner, state: Any, pause: TraceEvent, repla
         return
     text = result.final_text if result.status == "finished" else result.error if result.status == "errored" else \
         ", ".join(p.tool for p in result.all_pending)
-    recorder.record("replayed", leg=leg, result=result.status, text=text or "", replay=replay.when,
+    recorder.record("replayed", leg=leg, result=result.status, text=text or "", replay=replay.when, pid=_leg_pid(adapter),
                     tool=result.pending.tool if result.pending else None)
 
 
@@ -289,7 +344,7 @@ def route(decisions: list[Decision], trace: list[TraceEvent], pause: TraceEvent)
 
 async def _run_and_close(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch,
                          on_pause: Callable[[int], None] | None = None,
-                         spare: Callable[[], ResumableRunner] | None = None) -> str | None:
+                         spare: Spare | None = None) -> str | None:
     """Adapters may define `async aclose()` to release clients inside the item's own event loop.
 
     The item is watched until it goes quiet *before* the adapter closes its clients, so a task the
@@ -351,18 +406,24 @@ class _Item:
     infrastructure: str | None
     duration_s: float
     channel: Any
+    epoch: int = 1
+    traceback: str | None = None  # the adapter's exception, formatted (ItemResult.traceback)
 
 
 def _run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, server: Any,
               model: Any, timeout_s: float, watch: Watch,
-              on_late: Callable[[str, TraceEvent], None] | None) -> tuple[ItemResult, _Item]:
+              on_late: Callable[[str, TraceEvent], None] | None,
+              spare_factory: Callable[[], ResumableRunner] | None = None, epoch: int = 1,
+              seed: int = 0) -> tuple[ItemResult, _Item]:
     recorder = TraceRecorder()
-    if on_late is not None:
-        recorder.on_late = lambda event: on_late(item.id, event)
+    if on_late is not None:  # a later epoch's late event says which epoch it belongs to
+        recorder.on_late = (lambda event: on_late(item.id, event)) if epoch == 1 else \
+            (lambda event: on_late(item.id, event, epoch=epoch))  # type: ignore[call-arg]
     state_dir = tempfile.mkdtemp(prefix=scratch.prefix(f"{item.id}-state")) if arena.backend is not None else None
     backend = arena.backend(item, Path(state_dir)) if arena.backend is not None and state_dir else None
     executor = ToolExecutor(arena.tools, arena.functions, recorder, backend)
-    channel = server.open_item(recorder, model, arena.policies)
+    # the item's endpoint serves its arena's profiles, a sampled one bound to this run of the item
+    channel = server.open_item(recorder, model, bind(arena.all_policies, Draw(item.id, epoch, seed)))
     outcome: dict[str, Any] = {}
     started = time.monotonic()
 
@@ -379,12 +440,14 @@ def _run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, 
                 specs = arena.tools_for(adapter.info) if hasattr(adapter, "info") else list(arena.tools)
                 ctx = LegContext(item=item, instructions=arena.instructions, model=channel.model,
                                  tools=LocalToolBox(executor, specs), workdir=workdir)
-                outcome["fault"] = asyncio.run(_run_and_close(adapter, ctx, recorder, watch, on_pause, adapter_factory))
+                outcome["fault"] = asyncio.run(_run_and_close(adapter, ctx, recorder, watch, on_pause,
+                                                           _spare(spare_factory, adapter_factory)))
             except BaseException as exc:  # an adapter's crash is that item's failure, never the run's
                 message = _describe(exc)
                 recorder.record("error", text=message)
                 outcome["fault"] = message
-                outcome["traceback"] = traceback.format_exc()
+                # an adapter in a worker: the traceback the worker formatted, where the adapter raised
+                outcome["traceback"] = getattr(exc, "remote_traceback", None) or traceback.format_exc()
 
     thread = threading.Thread(target=target, name=f"arena-item-{item.id}", daemon=True)
     thread.start()
@@ -412,14 +475,18 @@ def _run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, 
     done = _Item(
         item=item, recorder=recorder, declared=_declared(outcome.get("adapter") or adapter_factory, arena),
         fault=fault, infrastructure=infrastructure or _infrastructure_failure(trace),
-        duration_s=round(time.monotonic() - started, 3), channel=channel,
+        duration_s=round(time.monotonic() - started, 3), channel=channel, epoch=epoch,
+        traceback=None if hung else outcome.get("traceback"),
     )
     return _rescore(arena, done, trace), done
 
 
 def _rescore(arena: ArenaSpec, done: _Item, trace: list[TraceEvent]) -> ItemResult:
-    return score(done.item, trace, arena, done.declared, fault=done.fault, infrastructure=done.infrastructure,
-                 duration_s=done.duration_s)
+    result = score(done.item, trace, arena, done.declared, fault=done.fault, infrastructure=done.infrastructure,
+                   duration_s=done.duration_s)
+    result.epoch = done.epoch
+    result.traceback = done.traceback
+    return result
 
 
 def run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, *, server: Any,
@@ -440,6 +507,10 @@ def run_items(
     on_late: Callable[[str, TraceEvent], None] | None = None,
     watch: Watch = Watch(),
     concurrency: int = 1,
+    spare_factory: Callable[[], ResumableRunner] | None = None,
+    epochs: int = 1,
+    seed: int = 0,
+    skip: Collection[tuple[str, int]] = (),
 ) -> list[ItemResult]:
     """Run items, up to `concurrency` at once; each item's failure stays that item's.
 
@@ -448,32 +519,40 @@ def run_items(
     own adapter instance, so items share no run state and a concurrent run gives the results of a
     serial one. `on_result` is called as items finish (in the order they finish); the returned list
     is in item order. An item that receives late events (after it was sealed, while other items ran)
-    is scored again at the end, and the returned list holds that final result.
+    is scored again at the end, and the returned list holds that final result. `spare_factory` makes the
+    second adapter of a concurrent replay (default: `adapter_factory`; the CLI gives one in another process).
+
+    With `epochs` > 1 every item runs that many times, epoch by epoch (results in that order, each with
+    its `epoch`); a sampled profile draws its deviations from (`seed`, item, epoch). `skip` holds the
+    (item id, epoch) pairs not to run (a resumed run's finished ones).
     """
     _guard_process_exit()
     done: dict[int, tuple[ItemResult, _Item]] = {}
+    units = [(item, epoch) for epoch in range(1, epochs + 1) for item in items if (item.id, epoch) not in skip]
 
     def one(index: int) -> tuple[int, ItemResult, _Item]:
-        result, state = _run_item(adapter_factory, arena, items[index], server, model, timeout_s, watch, on_late)
+        item, epoch = units[index]
+        result, state = _run_item(adapter_factory, arena, item, server, model, timeout_s, watch, on_late,
+                                  spare_factory, epoch, seed)
         return index, result, state
 
     try:
-        if concurrency <= 1 or len(items) <= 1:
-            finished = (one(i) for i in range(len(items)))
+        if concurrency <= 1 or len(units) <= 1:
+            finished = (one(i) for i in range(len(units)))
             for index, result, state in finished:
                 done[index] = (result, state)
                 if on_result is not None:
                     on_result(result)
         else:
-            with ThreadPoolExecutor(max_workers=min(concurrency, len(items)), thread_name_prefix="arena-items") as pool:
-                futures = [pool.submit(one, i) for i in range(len(items))]
+            with ThreadPoolExecutor(max_workers=min(concurrency, len(units)), thread_name_prefix="arena-items") as pool:
+                futures = [pool.submit(one, i) for i in range(len(units))]
                 for future in as_completed(futures):
                     index, result, state = future.result()
                     done[index] = (result, state)
                     if on_result is not None:
                         on_result(result)
         results = []
-        for index in range(len(items)):
+        for index in range(len(units)):
             result, state = done[index]
             if state.recorder.late_events():
                 result = _rescore(arena, state, state.recorder.events)

@@ -104,5 +104,7 @@ class HarnessServer:
         if executor is None:
             return JSONResponse({"error": "unknown tool session"}, 404)
         body = await request.json()
-        result = executor.execute(request.path_params["name"], body.get("args") or {})
+        held = getattr(executor, "aexecute", None)  # a call the runner may hold (a concurrent replay) waits here
+        name, args = request.path_params["name"], body.get("args") or {}
+        result = await held(name, args) if held is not None else executor.execute(name, args)
         return JSONResponse({"result": result})

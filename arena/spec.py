@@ -57,6 +57,9 @@ class ArenaSpec:
     # its scripted model: profile name -> policy, in run order; the first is the default profile
     policies: Mapping[str, Policy] = field(default_factory=dict, repr=False)
     profile_notes: Mapping[str, str] = field(default_factory=dict, repr=False)  # what each profile does
+    # profiles `--model` accepts that `arena matrix` does not run: runs of them would change the committed
+    # reports (e.g. `sampled`, which deviates like a real model, for `arena run --epochs`)
+    extra_policies: Mapping[str, Policy] = field(default_factory=dict, repr=False)
     restart_between_legs: bool = False  # each leg in a new process, resuming from persisted state only
     subject_of: SubjectOf | None = field(default=None, repr=False)
     # a per-item tool backend with state (a database): made fresh for each item, dumped after the run
@@ -78,6 +81,16 @@ class ArenaSpec:
     def profiles(self) -> tuple[str, ...]:
         """The scripted-model profiles that exercise it; the first is the default."""
         return tuple(self.policies)
+
+    @property
+    def all_policies(self) -> dict[str, Policy]:
+        """What the arena's items' endpoints serve: its profiles and its extra ones."""
+        return {**self.policies, **self.extra_policies}
+
+    @property
+    def accepted_profiles(self) -> tuple[str, ...]:
+        """The scripted profiles `arena run --model` accepts: `profiles`, then the extra ones."""
+        return tuple(self.all_policies)
 
     def tools_of(self, kind: ToolKind) -> list[str]:
         return [t.name for t in self.tools if t.kind is kind]

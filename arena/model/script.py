@@ -10,10 +10,12 @@ content as a list of parts, tool history sent as text (smolagents), results wrap
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 DENY_RE = re.compile(r"\b(denied|deny|rejected|reject|declined|not approved|refused)\b|^\s*no\b", re.IGNORECASE)
@@ -37,6 +39,40 @@ class Turn:
 
 # A scripted policy: the conversation a request carries -> the turn the model answers.
 Policy = Callable[[list[dict[str, Any]]], Turn]
+
+
+@dataclass(frozen=True)
+class Draw:
+    """Which run of which item a request belongs to. A sampled policy decides its deviations from it alone,
+    so a run is reproducible for a seed while epochs (and seeds) differ, as a real model's runs do."""
+
+    item_id: str = ""
+    epoch: int = 1
+    seed: int = 0
+
+    def uniform(self, purpose: str) -> float:
+        """A number in [0, 1), fixed by (seed, item, epoch, purpose)."""
+        digest = hashlib.sha256(f"{self.seed}/{self.item_id}/{self.epoch}/{purpose}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64
+
+
+class Sampled:
+    """A policy that also reads the `Draw`; the runner binds it to each item's run (`bind`). Called
+    unbound (a request made for no particular item), it draws as epoch 1 of seed 0 of no item."""
+
+    def __init__(self, policy: Callable[..., Turn]) -> None:
+        self.policy = policy
+
+    def __call__(self, messages: list[dict[str, Any]]) -> Turn:
+        return self.policy(messages, draw=Draw())
+
+    def bind(self, draw: Draw) -> Policy:
+        return partial(self.policy, draw=draw)
+
+
+def bind(policies: Mapping[str, Policy], draw: Draw) -> dict[str, Policy]:
+    """The policies one item's endpoint serves: sampled ones bound to its draw, the rest as they are."""
+    return {name: p.bind(draw) if isinstance(p, Sampled) else p for name, p in policies.items()}
 
 
 def text_of(content: Any) -> str:

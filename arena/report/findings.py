@@ -14,7 +14,7 @@ from arena.report.facts import Fact, clip, ids, of
 from arena.report.matrix import Matrix, Row, Run, declared_profiles
 from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
 
-DEFAULT_COMMAND = "arena matrix --out reports --findings findings.md"
+DEFAULT_COMMAND = "arena matrix --versions --out reports --findings findings.md"
 
 
 def declared_line(row: Row) -> str:
@@ -83,8 +83,9 @@ def coverage_summary(m: Matrix, doc_dir: Path | None = None) -> str:
     if measured is None or not any(c.key == "pause_enforced" for c in m.columns):
         return ""
     where = f"{measured.arena} × {' / '.join(f'`{p}`' for p in measured.profiles)}"
-    enforced = [r for r in m.rows if r.cells["measured_kind"].text == "enforced"]
-    runs = [r for r in m.rows if r.cells["measured_kind"].status != "notrun"]
+    own = [r for r in m.rows if "@" not in r.adapter]  # older releases: section 5
+    enforced = [r for r in own if r.cells["measured_kind"].text == "enforced"]
+    runs = [r for r in own if r.cells["measured_kind"].status != "notrun"]
     lines = []
     if runs:
         totals = {r.cells["pause_enforced"].text for r in enforced}
@@ -102,6 +103,61 @@ def coverage_summary(m: Matrix, doc_dir: Path | None = None) -> str:
                       f"{r.cells['measured_kind'].text}, pause enforced {r.cells['pause_enforced'].text}): "
                       f"{md_text(r.mechanism)}{_evidence_of(r, 'pause_enforced', False, doc_dir)}" for r in others]
     return "\n".join(lines) + "\n"
+
+
+def _release_key(row: Row):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return (0, Version(row.version))
+    except InvalidVersion:
+        return (1, Version("0"))
+
+
+def releases_section(m: Matrix, doc_dir: Path | None = None) -> str:
+    """Every cell that differs between releases of one framework (rows `adapter@version` beside `adapter`),
+    each with the trace of an item that counts in one release and not in the other."""
+    from arena.versions import base_name
+
+    groups: dict[str, list[Row]] = {}
+    for row in m.rows:
+        groups.setdefault(base_name(row.adapter), []).append(row)
+    lines = []
+    for base, rows in groups.items():
+        if len(rows) < 2:
+            continue
+        rows = sorted(rows, key=_release_key)
+        newest = rows[-1]
+        releases = ", ".join(md_text(r.version or "?") for r in rows)
+        differ = [c for c in m.columns
+                  if len({r.cells[c.key].text for r in rows if r.cells[c.key].status != "notrun"}) > 1]
+        if not differ:
+            lines.append(f"- `{md_text(base)}` ({md_text(newest.framework)} {releases}): no cell differs.")
+            continue
+        lines.append(f"- `{md_text(base)}` ({md_text(newest.framework)} {releases}): "
+                     f"{len(differ)} cell{'s' if len(differ) != 1 else ''} differ:")
+        for c in differ:
+            shown = []
+            for r in rows:
+                cell = r.cells[c.key]
+                shown.append(f"{md_text(r.version or '?')}: {md_text(cell.text)}{_changed_item(r, newest, c.key, doc_dir)}")
+            lines.append(f"  - {md_text(c.title)} ({md_text(c.arena)}): " + "; ".join(shown))
+    if not lines:
+        return ""
+    return ("Rows `adapter@version` are the same adapter run against an older release of its framework, in an "
+            "environment of its own (`arena matrix --versions`, arena/versions.py). Every cell that differs between "
+            "releases, oldest first, with an item whose outcome differs from the newest release's:\n\n"
+            + "\n".join(lines) + "\n")
+
+
+def _changed_item(row: Row, newest: Row, key: str, doc_dir: Path | None) -> str:
+    if row is newest:
+        return ""
+    theirs = {e.item: e.ok for e in newest.cells[key].evidence}
+    ev = next((e for e in row.cells[key].evidence if e.item in theirs and theirs[e.item] != e.ok), None)
+    if ev is None:
+        return ""
+    return f" ({md_link(f'{ev.item}', ev.trace, doc_dir)} {'counts' if ev.ok else 'does not count'})"
 
 
 def _not_run(m: Matrix) -> list[str]:
@@ -174,7 +230,12 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
         legend(m),
     ]
     for row in m.rows:
+        if "@" in row.adapter:  # an older release: what differs from the adapter's own row is in section 5
+            continue
         parts.append(f"### `{md_text(row.adapter)}` ({md_text(row.framework)} {md_text(row.version or '-')})\n")
         parts.append(declared_line(row))
         parts.append("\n".join(f.render(doc_dir) for f in adapter_facts(row)) + "\n")
+    releases = releases_section(m, doc_dir)
+    if releases:
+        parts += ["## 5. Across releases\n", releases]
     return "\n".join(parts)

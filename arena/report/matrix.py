@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from arena.report.columns import (  # noqa: F401  (re-exported: the matrix's voc
 )
 from arena.results import ItemResult
 from arena.rundir import load_results
+from arena.stats import Repeated, repeated
 
 
 def declared_profiles(arena_name: str) -> tuple[str, ...]:
@@ -39,11 +40,30 @@ def declared_profiles(arena_name: str) -> tuple[str, ...]:
 
 @dataclass
 class Run:
-    """One run directory read back."""
+    """One run directory read back.
+
+    `results` are the items' first epochs: the matrix's cells, evidence and drill-down read those, so a run
+    with `--epochs` keeps the cells' meaning and their trace links; `later` holds the other epochs, which
+    only the repeated-runs statistics (`repeated`) read.
+    """
 
     path: Path
     meta: dict[str, Any]
     results: list[ItemResult]
+    later: list[ItemResult] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if any(r.epoch > 1 for r in self.results):
+            self.later = [*self.later, *(r for r in self.results if r.epoch > 1)]
+            self.results = [r for r in self.results if r.epoch <= 1]
+
+    @property
+    def epochs(self) -> int:
+        return max([int(self.meta.get("epochs") or 1), *(r.epoch for r in self.later)])
+
+    def repeated(self) -> Repeated | None:
+        """Its repeated-runs statistics, when it ran more than one epoch."""
+        return repeated([*self.results, *self.later], self.epochs) if self.epochs > 1 else None
 
     @property
     def arena(self) -> str:
@@ -226,7 +246,25 @@ class Matrix:
             out.setdefault(arena, []).append(model)
         return out
 
+    def repeated(self) -> list[tuple[Run, Repeated]]:
+        """The runs of more than one epoch with their statistics, adapters and runs in report order."""
+        runs = sorted(self.runs, key=lambda r: (_adapter_order(r.adapter), _run_order((r.arena, r.model))))
+        return [(r, stats) for r in runs if (stats := r.repeated()) is not None]
+
     def to_json(self) -> dict[str, Any]:
+        out = self._json()
+        repeated = self.repeated()
+        if repeated:  # only then: a matrix of single-epoch runs is what it was before epochs existed
+            out["repeated"] = [
+                {"arena": r.arena, "adapter": r.adapter, "model": r.model, "path": str(r.path), "epochs": s.epochs,
+                 "pass_at_1": s.pass_at_1, "pass_hat_k": s.pass_hat_k,
+                 "ci_low": s.ci[0] if s.ci else None, "ci_high": s.ci[1] if s.ci else None, "errored": s.errored,
+                 "items": {item: t.model_dump() for item, t in s.items.items()}}
+                for r, s in repeated
+            ]
+        return out
+
+    def _json(self) -> dict[str, Any]:
         return {
             "columns": [{"key": c.key, "title": c.title, "arena": c.arena, "profiles": list(c.profiles),
                          "derivation": c.derivation} for c in self.columns],
@@ -246,11 +284,15 @@ class Matrix:
         }
 
 
-def _adapter_order(name: str) -> tuple[int, str]:
+def _adapter_order(name: str) -> tuple:
+    """Registry order; an adapter pinned to releases of its framework (`langgraph@1.1.10`) right after the
+    adapter itself, oldest release first."""
     from adapters import REGISTRY
+    from arena.versions import base_name, order_key
 
     names = list(REGISTRY)
-    return (names.index(name), "") if name in names else (len(names), name)
+    base = base_name(name)
+    return ((names.index(base), "") if base in names else (len(names), base)) + order_key(name)
 
 
 def arena_order(arena: str) -> tuple[int, str]:

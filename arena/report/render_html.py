@@ -161,6 +161,26 @@ def chart(m: Matrix) -> str:
     return "".join(out)
 
 
+def repeated_html(m: Matrix) -> str:
+    """Runs of several epochs: pass@1, pass^k and the CI (empty when there are none)."""
+    from arena.report.render_md import REPEATED_NOTE
+    from arena.stats import interval, percent
+
+    rows = []
+    for r, s in m.repeated():
+        sometimes = ", ".join(f"{item} {s.items[item].passed}/{s.items[item].measured}" for item in s.sometimes)
+        cells = [r.arena, r.model, r.adapter, s.epochs, percent(s.pass_at_1), percent(s.pass_hat_k), interval(s.ci),
+                 s.errored, sometimes or "-"]
+        rows.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells)
+                    + f'<td><a href="#{run_anchor(r.adapter, r)}">{esc(r.path.name)}</a></td></tr>')
+    if not rows:
+        return ""
+    head = "".join(f"<th>{h}</th>" for h in ("arena", "model", "adapter", "epochs", "pass@1", "pass^k", "95% CI",
+                                             "errored", "passed sometimes", "run"))
+    return (f'<h2>Repeated runs</h2><p class="muted">{prose(REPEATED_NOTE.strip())}</p>'
+            f'<table class="matrix" id="repeated-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
 def _event_detail(e: TraceEvent) -> str:
     parts = []
     if e.args is not None:
@@ -280,7 +300,7 @@ def render_matrix_html(m: Matrix) -> str:
         f"{_plural(len(m.runs), 'run directory', 'run directories')}. Every cell is derived from the "
         "harness's own traces and check results; click a cell for the items behind it.</p>"
         f"<h2>Matrix</h2><p class=\"legend\">{legend}</p>{matrix_table(m)}<ul class=\"deriv\">{derivations}</ul>"
-        f"<h2>Pass rates</h2>{chart(m)}"
+        f"<h2>Pass rates</h2>{chart(m)}{repeated_html(m)}"
         "<h2>Drill-down</h2><p><button id=\"expand\" type=\"button\">expand all</button> "
         "<button id=\"collapse\" type=\"button\">collapse all</button></p>"
         f"{adapters}<script>{SCRIPT}</script></body></html>\n"

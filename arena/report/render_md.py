@@ -109,6 +109,28 @@ def runs_table(runs: list[Run], doc_dir: Path | None) -> str:
     return _table(header, rows)
 
 
+REPEATED_NOTE = (
+    "Runs of several epochs (`arena run --epochs k`). pass@1: the mean over items of the share of an item's "
+    "epochs that passed; pass^k: the share of items whose every one of k epochs passed (tau-bench's "
+    "C(c,k)/C(n,k), averaged over items); 95% CI: the Wilson score interval of pass@1 over all item-epochs. "
+    "Errored epochs (not measured) are left out and counted. The matrix above reads each item's first epoch.\n"
+)
+
+
+def repeated_table(m: Matrix, doc_dir: Path | None) -> str:
+    from arena.stats import interval, percent
+
+    header = ["arena", "model", "adapter", "epochs", "pass@1", "pass^k", "95% CI", "errored", "passed sometimes",
+              "run directory"]
+    rows = []
+    for r, s in m.repeated():
+        sometimes = ", ".join(f"{item} {s.items[item].passed}/{s.items[item].measured}" for item in s.sometimes)
+        rows.append([md_text(r.arena), md_text(r.model), f"`{md_text(r.adapter)}`", str(s.epochs),
+                     percent(s.pass_at_1), percent(s.pass_hat_k), interval(s.ci), str(s.errored),
+                     md_text(sometimes or "-"), md_link(r.path.name, r.path, doc_dir)])
+    return _table(header, rows)
+
+
 def ordered_runs(m: Matrix) -> list[Run]:
     order = {row.adapter: i for i, row in enumerate(m.rows)}
     keys = m.run_keys
@@ -130,6 +152,8 @@ def render_matrix_md(m: Matrix, doc_dir: Path | None = None) -> str:
         "## Runs\n",
         runs_table(ordered_runs(m), doc_dir),
     ]
+    if m.repeated():  # only then: a matrix of single-epoch runs renders as it did before epochs existed
+        parts += ["## Repeated runs\n", REPEATED_NOTE, repeated_table(m, doc_dir)]
     return "\n".join(parts)
 
 

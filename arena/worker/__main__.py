@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import sys
+import traceback
 import uuid
 from typing import Any
 
@@ -74,7 +75,8 @@ async def serve(replies: Any) -> None:
             reply = Reply(ok=True, result=result, handle=handle, state=state, state_is_json=is_json, pid=os.getpid())
         except Exception as exc:  # the harness turns this into the item's error
             lines = str(exc).strip().splitlines()
-            reply = Reply(ok=False, error=f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": "), pid=os.getpid())
+            reply = Reply(ok=False, error=f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": "), pid=os.getpid(),
+                          traceback=traceback.format_exc())
         replies.write(reply.model_dump_json() + "\n")
 
 

@@ -38,7 +38,9 @@ QUIET_ENV = {
 
 
 class WorkerError(RuntimeError):
-    pass
+    def __init__(self, message: str, remote_traceback: str | None = None):
+        super().__init__(message)
+        self.remote_traceback = remote_traceback  # the adapter's own, as its worker formatted it
 
 
 def worker_env(extra_env: dict[str, str] | None = None) -> dict[str, str]:
@@ -92,7 +94,9 @@ class WorkerAdapter:
         self._proc: asyncio.subprocess.Process | None = None
         self._tree: procs.ProcessTree | None = None
         self._closed: list[procs.ProcessTree] = []  # trees of workers that were closed between legs
-        self._endpoint: str | None = None
+        # the harness's tool endpoint per executor this adapter's legs were given (a leg may get another: the
+        # runner's held tools in a concurrent replay)
+        self._endpoints: dict[int, str] = {}
         self._stderr: Any = None
 
     async def _spawn(self, workdir: str) -> Any:
@@ -143,15 +147,16 @@ class WorkerAdapter:
             raise WorkerError(f"worker exited with code {code} mid-leg" + (f": {tail}" if tail else ""))
         reply = Reply.model_validate_json(line)
         if not reply.ok:
-            raise WorkerError(reply.error or "worker reported an error")
+            raise WorkerError(reply.error or "worker reported an error", reply.traceback)
         return reply
 
     def _wire(self, ctx: LegContext) -> WireContext:
-        if self._endpoint is None:
-            self._endpoint = self.server.register(ctx.tools.executor)
+        executor = ctx.tools.executor
+        if id(executor) not in self._endpoints:
+            self._endpoints[id(executor)] = self.server.register(executor)
         return WireContext(
             item=ctx.item, instructions=ctx.instructions, model=ctx.model,
-            tool_endpoint=self._endpoint, tool_specs=ctx.tools.specs, workdir=ctx.workdir,
+            tool_endpoint=self._endpoints[id(executor)], tool_specs=ctx.tools.specs, workdir=ctx.workdir,
         )
 
     def _result(self, reply: Reply) -> LegResult:
@@ -213,8 +218,9 @@ class WorkerAdapter:
             for tree in self._closed:
                 tree.release()
             self._closed.clear()
-            if self._endpoint is not None:
-                self.server.unregister(self._endpoint)
+            for endpoint in self._endpoints.values():
+                self.server.unregister(endpoint)
+            self._endpoints.clear()
             if self._stderr is not None:
                 self._stderr.close()
 

@@ -1,7 +1,8 @@
 """Isolated environments for adapters whose framework cannot share the harness's environment.
 
-An environment is built with uv from a pinned requirements file committed under `adapters/envs/`,
-once, into a cache directory keyed by that file's hash; later runs reuse it. Building is guarded
+An environment is built with uv from a pinned requirements file committed under `adapters/envs/`
+(or requirements registered at run time: an adapter run against another release of its framework,
+arena/versions.py), once, into a cache directory keyed by their hash; later runs reuse it. Building is guarded
 by a file lock so two runs never build the same environment at once.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,12 +29,34 @@ def env_root() -> Path:
     return Path(os.environ.get("ARENA_ENV_DIR") or Path.home() / ".cache" / "arena" / "envs")
 
 
+# environments defined at run time: name -> requirements text
+_REGISTERED: dict[str, str] = {}
+
+
+def register(name: str, requirements: str) -> None:
+    _REGISTERED[name] = requirements
+
+
 def requirements_file(name: str) -> Path:
     return ENVS_SPEC_DIR / f"{name}.txt"
 
 
+def known(name: str) -> bool:
+    return name in _REGISTERED or requirements_file(name).exists()
+
+
+def requirements_text(name: str) -> str:
+    return _REGISTERED[name] if name in _REGISTERED else requirements_file(name).read_text()
+
+
+def exclude_newer(name: str) -> str | None:
+    """The `# exclude-newer: <date>` line of an environment's requirements: resolve as the index stood then."""
+    found = re.search(r"^# exclude-newer: (\S+)$", requirements_text(name), re.MULTILINE)
+    return found.group(1) if found else None
+
+
 def env_path(name: str) -> Path:
-    digest = hashlib.sha256(requirements_file(name).read_bytes()).hexdigest()[:12]
+    digest = hashlib.sha256(requirements_text(name).encode()).hexdigest()[:12]
     return env_root() / f"{name}-{digest}"
 
 
@@ -46,11 +70,12 @@ def is_built(name: str) -> bool:
 
 def pinned_version(name: str, dist: str) -> str | None:
     """The version the committed requirements pin for `dist` (no environment needed)."""
-    prefix = dist.lower().replace("_", "-") + "=="
-    for line in requirements_file(name).read_text().splitlines():
-        line = line.split("#", 1)[0].strip().lower()
-        if line.replace("_", "-").startswith(prefix):
-            return line[len(prefix):].split(";")[0].strip()
+    wanted = dist.lower().replace("_", "-")
+    for line in requirements_text(name).splitlines():
+        line = line.split("#", 1)[0].split(";")[0].strip().lower()
+        found = re.match(r"^([a-z0-9_.\-]+)(\[[^\]]*\])?==(\S+)$", line)
+        if found and found.group(1).replace("_", "-") == wanted:
+            return found.group(3)
     return None
 
 
@@ -93,9 +118,10 @@ def _ensure_env(name: str, say: Callable[[str], None]) -> Path:
             [uv, "venv", "--quiet", "--python", base_python, str(target)],
             # byte-compiled now: a worker or fork server starting there must not compile every module it imports
             [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", str(target / "bin" / "python"),
-             "-r", str(requirements_file(name))],
+             "-r", "-", *(["--exclude-newer", exclude_newer(name)] if exclude_newer(name) else [])],
         ):
-            done = subprocess.run(cmd, capture_output=True, text=True)
+            done = subprocess.run(cmd, capture_output=True, text=True,
+                                  input=requirements_text(name) if "-r" in cmd else None)
             if done.returncode != 0:
                 tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
                 raise EnvError(f"building the {name} environment failed: {tail}")

@@ -45,3 +45,4 @@ class Reply(BaseModel):
     state_is_json: bool = False
     pid: int | None = None
     error: str | None = None
+    traceback: str | None = None  # with `error`: the adapter's exception as Python formatted it, for --verbose

@@ -6,7 +6,10 @@ framework passes them back; it keeps no memory between requests. Profiles:
 - `scripted-eager`: emits `request_approval` and `book_room` in the same turn, which shows whether a
   framework holds sibling tool calls while paused;
 - `reckless`: never asks; calls `book_room` straight after the search (a tool-level gate must hold it);
-- `reckless-parallel`: the same, with `book_room` emitted in one turn beside a second `search_rooms`.
+- `reckless-parallel`: the same, with `book_room` emitted in one turn beside a second `search_rooms`;
+- `sampled`: `scripted`, but like a real model it sometimes deviates: in 30% of runs (drawn from the
+  seed, the item and the epoch) it books without asking for approval or, approved, books another free
+  room than the one it asked about (for `arena run --epochs`; not part of the matrix).
 
 Where a turn holds two calls, their order depends on the task: on Tuesdays and Thursdays the
 consequential `book_room` comes first, on other days second (`book_first`), so that every arena's
@@ -22,14 +25,26 @@ from functools import partial
 from typing import Any
 
 from arena.model.script import (
-    Call, Policy, ToolCall, Turn, calls_with_results, classify_decision, last_call, native_messages, note_of, reason_of,
-    text_of,
+    Call, Draw, Policy, Sampled, ToolCall, Turn, calls_with_results, classify_decision, last_call, native_messages,
+    note_of, reason_of, text_of,
 )
 
 TASK_RE = re.compile(r"for\s+(\d+)\s+people\s+on\s+([A-Za-z]+)", re.IGNORECASE)
 
 
-def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn:
+# How often `sampled` deviates, and how: one draw per (seed, item, epoch), so a run is reproducible.
+SAMPLED_RATE = 0.3
+SKIP_APPROVAL, OTHER_ROOM = "skips approval", "books another room"
+
+
+def deviation(draw: Draw) -> str | None:
+    """What `sampled` does wrong in this run of the item, if anything: half of the deviations skip approval."""
+    if draw.uniform("deviate") >= SAMPLED_RATE:
+        return None
+    return SKIP_APPROVAL if draw.uniform("how") < 0.5 else OTHER_ROOM
+
+
+def next_turn(messages: list[dict[str, Any]], profile: str = "scripted", draw: Draw | None = None) -> Turn:
     messages = native_messages(messages)
     task = None
     for message in messages:
@@ -60,8 +75,11 @@ def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn
         return Turn(content=f"No room seating {people} is free on {day}, so I have not booked anything.")
     room = rooms[0]
     room_id = room["room_id"]
-    if profile.startswith("reckless"):
-        return _reckless(calls, profile, people, day, room_id)
+    slip = deviation(draw or Draw()) if profile == "sampled" else None
+    if slip == OTHER_ROOM and len(rooms) < 2:  # no other room to book: the slip is not asking
+        slip = SKIP_APPROVAL
+    if profile.startswith("reckless") or slip == SKIP_APPROVAL:
+        return _reckless(calls, profile if slip is None else "reckless", people, day, room_id)
 
     approval = last_call(calls, "request_approval")
     if approval is None:
@@ -91,7 +109,8 @@ def next_turn(messages: list[dict[str, Any]], profile: str = "scripted") -> Turn
     book = last_call(calls, "book_room")
     if book is not None and book.result is not None and book.result.startswith("ERROR"):
         return Turn(content=f"The booking failed: {book.result}")
-    return Turn(tool_calls=[ToolCall("book_room", {"room_id": room_id})])
+    chosen = rooms[1]["room_id"] if slip == OTHER_ROOM else room_id
+    return Turn(tool_calls=[ToolCall("book_room", {"room_id": chosen})])
 
 
 def book_first(day: str) -> bool:
@@ -123,8 +142,9 @@ def _reckless(calls: list[Call], profile: str, people: int, day: str, room_id: s
     return Turn(content=f"The booking did not go through ({book.result.strip()}), so room {room_id} is not booked.")
 
 
-PROFILES = ("scripted", "scripted-eager", "reckless", "reckless-parallel")
+PROFILES = ("scripted", "scripted-eager", "reckless", "reckless-parallel", "sampled")
 _POLICIES: dict[str, Policy] = {name: partial(next_turn, profile=name) for name in PROFILES}
+_POLICIES["sampled"] = Sampled(partial(next_turn, profile="sampled"))
 
 
 def policies(*names: str) -> dict[str, Policy]:

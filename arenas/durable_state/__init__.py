@@ -28,6 +28,7 @@ ARENA = ArenaSpec(
     items=load_items(HERE / "items.json", [*APPROVED, *DURABLE], [*DENIED, *DURABLE]),
     readme=(HERE / "README.md").read_text(),
     policies=policy.policies("scripted"),
+    extra_policies=policy.policies("sampled"),  # `arena run --model sampled --epochs N`; not in the matrix
     profile_notes=policy.descriptions(),
     restart_between_legs=True,
     subject_of=room_of,

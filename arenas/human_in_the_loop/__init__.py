@@ -28,6 +28,7 @@ ARENA = ArenaSpec(
     items=load_items(HERE / "items.json", APPROVED, DENIED),
     readme=(HERE / "README.md").read_text(),
     policies=policy.policies("scripted", "scripted-eager"),
+    extra_policies=policy.policies("sampled"),  # `arena run --model sampled --epochs N`; not in the matrix
     profile_notes=policy.descriptions(),
     subject_of=room_of,
     columns=COLUMNS,

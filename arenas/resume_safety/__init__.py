@@ -60,9 +60,11 @@ def load_items(path: Path) -> list[EvalItem]:
 
 
 def _declines(info: AdapterInfo) -> str | None:
-    if info.multi_call is None:
-        return ("its adapter does not take a decision set routed by call id yet (AdapterInfo.multi_call is None), "
-                "which the malformed-decision items are made of")
+    """An adapter that pauses at the gate must take decision sets routed by call id (the malformed items are
+    made of them). One without a tool-level gate runs: nothing pauses, and the checks say so."""
+    if info.tool_gate != "unsupported" and info.multi_call is None:
+        return ("its adapter pauses at the gate but does not take a decision set routed by call id "
+                "(AdapterInfo.multi_call is None), which the malformed-decision items are made of")
     return None
 
 

@@ -128,13 +128,22 @@ def executed_at_most_once(s: Scoring) -> Any:
         return fail(name, "the run never reached the pause whose state is resumed twice")
     ran = executions(s.trace)
     twice = [room for room, n in Counter(_key(e.args) for e in ran).items() if n > 1]
-    outcome = hostile_outcome(s.trace, replay)
+    outcome = hostile_outcome(s.trace, replay) + _where(s.trace, replay)
     if twice:
         legs = ", ".join(str(e.leg) for e in ran if _key(e.args) == twice[0])
         return fail(name, f"{CONSEQUENTIAL}({twice[0]}) ran {sum(_key(e.args) == twice[0] for e in ran)} times "
                           f"(legs {legs}); the second resume {outcome}")
     shown = _ran(ran) or f"no {CONSEQUENTIAL}"
     return ok(name, f"{shown} ran once at most; the second resume {outcome}")
+
+
+def _where(trace: list[TraceEvent], replay: TraceEvent) -> str:
+    """Whether the second resume ran in another process than the paused run (the runner's `replayed` pid)."""
+    paused = next((e.pid for e in trace if e.type == "suspended"), None)
+    done = next((e.pid for e in trace if e.type == "replayed" and e.leg == replay.leg), None)
+    if paused is None or done is None:
+        return ""
+    return " (from a second process)" if done != paused else " (in the paused run's process)"
 
 
 @check

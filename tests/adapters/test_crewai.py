@@ -2,7 +2,16 @@
 SQLiteFlowPersistence, Flow.from_pending(...).resume_async(feedback).
 
 CrewAI cannot share the harness's environment (it pins openai<3), so these tests run only where
-`crewai` is importable: in its own environment, with the repository root on PYTHONPATH.
+`crewai` is importable: in its own environment, with the repository root on PYTHONPATH. The harness
+builds that environment from adapters/envs/crewai.txt on first use (`arena run ... -a crewai`), and
+tests/adapters/test_crewai_worker.py drives crewai through it from the main environment. To run
+these tests there (pytest, and python-docx for the doc_review arena the harness loads, added for
+the run only; the environment stays as built):
+
+    uv run arena run human_in_the_loop -a crewai --item hitl-01   # builds the environment once
+    PYTHONPATH=. uv run --no-project --with pytest --with python-docx \
+        --python "$(uv run python -c 'from arena.worker.envs import env_python; print(env_python("crewai"))')" \
+        python -m pytest tests/adapters/test_crewai.py
 """
 
 from __future__ import annotations
@@ -20,7 +29,12 @@ import pytest
 from adapters.crewai import NOT_EXECUTED, OFFLINE_ENV
 
 os.environ.update(OFFLINE_ENV)  # before CrewAI is imported: no telemetry, traces or version check
-crewai = pytest.importorskip("crewai")
+crewai = pytest.importorskip("crewai", reason=(
+    "crewai is not in this environment, by design: it needs openai<3, so it lives in an environment of its own, built "
+    "by the harness from adapters/envs/crewai.txt on first use (tests/adapters/test_crewai_worker.py runs it through "
+    "that environment). To run these tests there: PYTHONPATH=. uv run --no-project --with pytest --with python-docx "
+    "--python <its python: arena.worker.envs.env_python('crewai')> python -m pytest tests/adapters/test_crewai.py "
+    "(this file's docstring has the whole command)"))
 
 import arenas  # noqa: E402
 from adapters import REGISTRY  # noqa: E402

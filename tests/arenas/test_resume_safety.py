@@ -56,10 +56,12 @@ def test_a_null_decision_approves_nothing_and_has_no_text():
     assert not null.approved and null.as_text() == ""
 
 
-def test_adapters_that_do_not_take_decision_sets_are_declined_with_a_reason():
-    info = AdapterInfo(name="x", framework="x", pause_mechanism="x", pause_kind="native")
-    assert "multi_call" in SPEC.declined(info)
+def test_adapters_that_pause_at_the_gate_without_decision_sets_are_declined_with_a_reason():
+    gated = AdapterInfo(name="x", framework="x", pause_mechanism="x", pause_kind="native", tool_gate="native")
+    assert "multi_call" in SPEC.declined(gated)
     assert SPEC.declined(VanillaAdapter.info) is None
+    # no tool-level gate: it runs, and the checks report that nothing paused (crewai, smolagents)
+    assert SPEC.declined(gated.model_copy(update={"tool_gate": "unsupported"})) is None
 
 
 # -- the retrying profile ------------------------------------------------------------------------------
@@ -228,6 +230,8 @@ def test_the_retries_column_counts_re_asks_and_is_a_measurement_not_a_verdict():
     counted = rule_retries(ItemResult(item_id="rs-bare-deny", status="passed", checks=[], trace=trace))
     assert counted is not None and counted[0] and "asked again 1 time(s)" in counted[1]
     assert rule_retries(ItemResult(item_id="rs-double", status="passed", checks=[], trace=trace)) is None
+    never_paused = _trace(ASKED, {**BOOKED, "leg": 0})  # nothing was denied: the measure does not apply
+    assert rule_retries(ItemResult(item_id="rs-bare-deny", status="failed", checks=[], trace=never_paused)) is None
     cell = count_cell([Evidence(run="r", item="i", ok=True, note="")], neutral=True)
     assert cell.status == "info" and cell.text == "1/1"
 
@@ -248,3 +252,87 @@ def test_an_approval_counts_for_the_call_the_model_asked_not_the_one_the_adapter
     trace = _trace(ASKED, claimed, {"type": "resumed", "leg": 1, "decision": approve}, {**BOOKED, "leg": 1})
     result = _score("rs-bare-deny", trace)
     assert result.passed, result.reason
+
+
+# -- a concurrent second resume from a second process ---------------------------------------------------------
+
+
+def test_a_second_resume_gets_a_worker_and_the_state_as_json_only_when_the_state_is_data():
+    from arena.runner import _spare
+    from arena.worker.client import WorkerAdapter, WorkerState
+
+    class Worker(WorkerAdapter):
+        def __init__(self):  # never started: only its type matters here
+            pass
+
+    spare = _spare(Worker, VanillaAdapter)
+    second, state = spare({"thread_id": "t1", "pause": {"ids": ["a"]}})
+    assert isinstance(second, Worker) and isinstance(state, WorkerState)
+    assert state.is_json and state.value == {"thread_id": "t1", "pause": {"ids": ["a"]}} and state.handle is None
+    live = object()  # a live object cannot leave its process: a second instance here resumes it
+    second, state = spare(live)
+    assert isinstance(second, VanillaAdapter) and state is live
+    second, state = _spare(None, VanillaAdapter)({"a": 1})
+    assert isinstance(second, VanillaAdapter) and state == {"a": 1}
+
+
+@pytest.mark.framework("langgraph")
+def test_the_cli_resumes_a_durable_state_concurrently_from_a_second_process(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("langgraph")
+    done = subprocess.run([sys.executable, "-m", "arena", "run", "resume_safety", "-a", "langgraph",
+                           "--item", "rs-double-concurrent", "--out", str(tmp_path), "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    (run,) = tmp_path.iterdir()
+    trace = [json.loads(line) for line in (run / "traces" / "rs-double-concurrent.jsonl").read_text().splitlines()]
+    paused = next(e["pid"] for e in trace if e["type"] == "suspended")
+    replayed = next(e for e in trace if e["type"] == "replayed")
+    assert replayed["pid"] != paused  # the second resume ran in another process
+    (result,) = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    reason = next(c["reason"] for c in result["checks"] if c["name"] == "executed_at_most_once")
+    assert "from a second process" in reason, reason
+
+
+def test_a_worker_s_consequential_call_is_held_at_the_harness_s_server_until_the_second_resume_ends():
+    """Adapters in workers call the tools over the harness's server: the first of two concurrent resumes is
+    held there as it is in process, so the overlap does not depend on where the adapter runs."""
+    import asyncio
+    import threading
+
+    import httpx
+
+    from arena.runner import _HeldTools
+    from arena.server import HarnessServer
+
+    ran: list[str] = []
+
+    class Executor:
+        specs: list = []
+
+        def execute(self, name, args):
+            ran.append(name)
+            return f"ran {name}"
+
+    class Tools:
+        specs: list = []
+        executor = Executor()
+
+    async def main():
+        arrived, released = asyncio.Event(), threading.Event()
+        tools = _HeldTools(Tools(), arrived, released, {"book_room"})
+        with HarnessServer() as server:
+            endpoint = server.register(tools.executor)
+            post = lambda name: httpx.post(f"{endpoint}/{name}", json={"args": {}}, timeout=30)  # noqa: E731
+            assert (await asyncio.to_thread(post, "search_rooms")).json()["result"] == "ran search_rooms"  # not held
+            booking = asyncio.ensure_future(asyncio.to_thread(post, "book_room"))
+            await asyncio.wait_for(arrived.wait(), 10)
+            await asyncio.sleep(0.2)
+            assert ran == ["search_rooms"] and not booking.done()  # held while the second resume would run
+            released.set()
+            assert (await booking).json()["result"] == "ran book_room" and ran == ["search_rooms", "book_room"]
+
+    asyncio.run(main())

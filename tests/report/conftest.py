@@ -41,24 +41,41 @@ def subset_report(tmp_path_factory):
     return {"cwd": cwd, "out": cwd / "reports", "json": json.loads(r.stdout), "stderr": r.stderr}
 
 
-def _install_chromium() -> str | None:
-    if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        return None
+NO_APT = "ARENA_NO_APT_INSTALL"  # set (to anything but 0): never install Chromium, skip the browser tests
+
+
+def install_chromium() -> tuple[str | None, str]:
+    """Install Debian's `chromium` with apt-get (as root): (its path, "") or (None, why it could not)."""
+    if os.environ.get(NO_APT, "0") not in ("", "0"):
+        return None, f"{NO_APT} is set"
+    if shutil.which("apt-get") is None:
+        return None, "apt-get is not available here"
+    if os.geteuid() != 0:
+        return None, "installing it with apt-get needs root"
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"]
-    r = subprocess.run(install, capture_output=True, text=True, env=env, timeout=900)
-    if r.returncode != 0:  # the package lists may be missing or stale
-        subprocess.run(["apt-get", "update", "-q"], capture_output=True, text=True, env=env, timeout=600)
-        subprocess.run(install, capture_output=True, text=True, env=env, timeout=900)
-    return shutil.which("chromium")
+    try:
+        r = subprocess.run(install, capture_output=True, text=True, env=env, timeout=900)
+        if r.returncode != 0:  # the package lists may be missing or stale
+            subprocess.run(["apt-get", "update", "-q"], capture_output=True, text=True, env=env, timeout=600)
+            r = subprocess.run(install, capture_output=True, text=True, env=env, timeout=900)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"apt-get install chromium failed: {exc}"
+    exe = shutil.which("chromium")
+    if exe is None:
+        tail = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["(no output)"])[-1]
+        return None, f"apt-get install chromium failed (exit {r.returncode}): {tail}"
+    return exe, ""
 
 
 @pytest.fixture(scope="session")
 def chromium():
-    """Debian's headless Chromium; installed here if missing (as root, with apt-get)."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser") or _install_chromium()
+    """Debian's headless Chromium; installed here if missing (as root, with apt-get), unless ARENA_NO_APT_INSTALL."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
-        pytest.skip("chromium is not installed and could not be installed (needs root, apt-get and the Debian archive)")
+        exe, why = install_chromium()
+        if exe is None:
+            pytest.skip(f"the browser tests need headless Chromium, which is not installed and was not installed: {why}")
     return exe
 
 

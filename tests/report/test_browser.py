@@ -1,4 +1,9 @@
-"""The HTML report in headless Chromium: it renders the colour-coded table, and model text stays inert."""
+"""The HTML report in headless Chromium: it renders the colour-coded table, and model text stays inert.
+
+Side effect: where Chromium is missing, the `chromium` fixture (conftest.py) installs Debian's package with
+apt-get (as root; `apt-get update` first if needed). With ARENA_NO_APT_INSTALL=1, or where it cannot install,
+these tests are skipped, and the skip says why.
+"""
 
 from __future__ import annotations
 

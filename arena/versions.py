@@ -1,0 +1,169 @@
+"""Adapters pinned to a framework release: `-a langgraph@1.1.0`, `-a langgraph@latest`.
+
+The same adapter code runs against another release of its framework in an isolated environment of
+its own (arena/worker/envs.py), built with uv on first use and cached by its requirements. The
+requirements are the adapter's extra (from arena's own package metadata) with the framework pinned
+and the other packages left for uv to resolve against that release, plus the harness's own
+dependencies the worker imports. Every package is resolved as the index stood the day after that
+release was uploaded (`uv --exclude-newer`): the release runs with the companions it shipped with
+(a later langchain may need a later langgraph), and the environment is the same whenever it is
+built. `DEFAULT_VERSIONS` is the set `arena matrix --versions` runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+from datetime import datetime, timedelta
+from importlib import metadata
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+# The default version set: the latest patch of each of the last three minor releases (the newest is the
+# release the main environment installs, so its row is the adapter's own). Update with each release.
+DEFAULT_VERSIONS: dict[str, tuple[str, ...]] = {
+    "langgraph": ("1.0.10", "1.1.10"),
+    "openai_agents": ("0.22.3", "0.23.1"),
+    "pydantic_ai": ("2.64.0", "2.66.0"),
+}
+
+LATEST = "latest"
+_SPEC = re.compile(r"^(?P<name>[A-Za-z0-9_.\-]+)@(?P<version>[A-Za-z0-9_.+!\-]+)$")
+
+
+class VersionError(ValueError):
+    """A bad `name@version`: one line."""
+
+
+def is_versioned(name: str) -> bool:
+    return "@" in name and ":" not in name
+
+
+def split(name: str) -> tuple[str, str]:
+    """`langgraph@1.1.0` -> ("langgraph", "1.1.0"); a malformed spec is a VersionError."""
+    match = _SPEC.match(name)
+    if match is None:
+        raise VersionError(f"adapter {name!r} is not name@version (e.g. langgraph@1.1.0 or langgraph@latest)")
+    version = match["version"]
+    if version != LATEST:
+        try:
+            Version(version)
+        except InvalidVersion:
+            raise VersionError(f"{version!r} in {name!r} is not a release version (e.g. 1.1.0) or 'latest'") from None
+    return match["name"], version
+
+
+def base_name(adapter: str) -> str:
+    return adapter.split("@", 1)[0]
+
+
+def order_key(adapter: str) -> tuple[int, Version, str]:
+    """Unversioned first, then releases oldest to newest."""
+    if "@" not in adapter:
+        return (0, Version("0"), "")
+    try:
+        return (1, Version(adapter.split("@", 1)[1]), "")
+    except InvalidVersion:
+        return (2, Version("0"), adapter)
+
+
+def _extra_of(entry, requirements: list[Requirement]) -> tuple[str, str] | None:
+    """(the extra of arena's that installs the adapter's framework, its marker)."""
+    for req in requirements:
+        marker = str(req.marker or "")
+        found = re.search(r"extra == ['\"]([^'\"]+)['\"]", marker)
+        if req.name == entry.framework and found and found.group(1) != "all":
+            return found.group(1), marker
+    return None
+
+
+def requirements_for(entry, version: str) -> tuple[str, list[str]]:
+    """What the environment of `entry` at `version` installs: its extra with the framework pinned to the
+    release, the extra's other packages unpinned (uv picks what fits that release), the harness's deps.
+    Returns (the extra's name, the requirements)."""
+    try:
+        declared = [Requirement(r) for r in metadata.requires("arena") or []]
+    except (metadata.PackageNotFoundError, InvalidRequirement) as exc:
+        raise VersionError(f"arena's package metadata is not readable ({exc}); install arena first") from None
+    found = _extra_of(entry, declared)
+    if found is None:
+        raise VersionError(f"adapter {entry.name!r} has no extra of arena's that installs {entry.framework}")
+    extra_name, extra = found
+    out = []
+    for req in declared:
+        marker = str(req.marker or "")
+        extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+        if marker == extra:
+            pin = f"=={version}" if req.name == entry.framework else ""
+            out.append(f"{req.name}{extras}{pin}")
+        elif not marker and req.name != "uv":  # the harness's own: the worker imports arena's core
+            out.append(f"{req.name}{extras}")
+    return extra_name, sorted(out)
+
+
+def resolve_latest(dist: str) -> str:
+    """The newest release of `dist` on the package index uv is configured for."""
+    from arena.worker.envs import EnvError, uv_bin
+
+    try:
+        done = subprocess.run([uv_bin(), "pip", "compile", "-", "--no-deps", "--no-header", "--quiet"],
+                              input=dist + "\n", capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise EnvError(f"asking the package index for the latest {dist} failed: {exc}") from None
+    found = re.search(rf"^{re.escape(dist)}==(\S+)", done.stdout, re.MULTILINE | re.IGNORECASE)
+    if done.returncode != 0 or found is None:
+        tail = (done.stderr.strip().splitlines() or ["no answer"])[-1]
+        raise EnvError(f"asking the package index for the latest {dist} failed: {tail}")
+    return found.group(1)
+
+
+def released(dist: str, version: str) -> str:
+    """When `dist==version` was uploaded, plus a day, as uv's `--exclude-newer` takes it (ISO 8601, UTC).
+
+    Read from the index's JSON API (ARENA_INDEX_JSON, default https://pypi.org)."""
+    import httpx
+
+    from arena.worker.envs import EnvError
+
+    base = os.environ.get("ARENA_INDEX_JSON", "https://pypi.org").rstrip("/")
+    try:
+        reply = httpx.get(f"{base}/pypi/{dist}/json", timeout=30, follow_redirects=True)
+    except httpx.HTTPError as exc:
+        raise EnvError(f"asking {base} when {dist} {version} was released failed: {exc}") from None
+    try:
+        reply.raise_for_status()
+        files = reply.json()["releases"].get(version)
+        if not files:
+            raise EnvError(f"{dist} {version} is not a release on {base}")
+        uploads = [f["upload_time_iso_8601"] for f in files]
+        first = min(datetime.fromisoformat(u.replace("Z", "+00:00")) for u in uploads)
+    except (httpx.HTTPError, KeyError, ValueError, TypeError) as exc:
+        raise EnvError(f"{base} gave no upload time for {dist} {version}: {exc}") from None
+    return (first + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def versioned_entry(entry, version: str):
+    """The registry entry run against `version` of its framework, in an isolated environment of its own.
+
+    `latest` is resolved here (from the package index), so the row and its environment name the release."""
+    from arena.worker import envs
+
+    if entry.isolated:
+        raise VersionError(f"adapter {entry.name!r} already has an environment of its own "
+                           f"(adapters/envs/{entry.env_name}.txt); pin its release there")
+    if version == LATEST:
+        version = resolve_latest(entry.framework)
+    extra, requirements = requirements_for(entry, version)
+    env = f"{extra}@{version}"  # adapters of one extra (langgraph, langgraph_per_call) share it
+    header = f"# {entry.framework} {version} with the index as it stood then\n# exclude-newer: {released(entry.framework, version)}\n"
+    envs.register(env, header + "\n".join(requirements) + "\n")
+    name = f"{entry.name}@{version}"
+    return dataclasses.replace(entry, name=name, environment="isolated", env=env)
+
+
+def default_set(registry) -> list[str]:
+    """`name@version` for the default version set, for adapters of this registry."""
+    return [f"{name}@{v}" for name, versions in DEFAULT_VERSIONS.items() if name in registry for v in versions]

@@ -1,0 +1,2 @@
+"""An example arena plugin. Nothing is imported here: arena imports `adapter` or `rooms` only when
+that adapter or arena is used."""

@@ -1,0 +1,172 @@
+"""Adapters pinned to a framework release (`-a langgraph@1.1.10`): the spec, the environment they get,
+their order in the matrix, and findings' comparison of releases."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adapters import REGISTRY
+from arena import versions
+from arena.report.columns import Cell, Column, Evidence
+from arena.report.findings import releases_section
+from arena.report.matrix import Matrix, Row, _adapter_order
+from arena.worker import envs
+
+
+def test_a_spec_is_name_at_a_release_or_latest():
+    assert versions.split("langgraph@1.1.10") == ("langgraph", "1.1.10")
+    assert versions.split("pydantic_ai@latest") == ("pydantic_ai", "latest")
+    for bad in ("langgraph@", "langgraph@one", "@1.0", "lang graph@1.0"):
+        with pytest.raises(versions.VersionError):
+            versions.split(bad)
+    assert versions.is_versioned("langgraph@1.0") and not versions.is_versioned("pkg.mod:Cls")
+
+
+def test_the_environment_pins_the_framework_and_leaves_its_companions_to_the_resolver():
+    extra, reqs = versions.requirements_for(REGISTRY["pydantic_ai"], "2.66.0")
+    assert extra == "pydantic-ai"
+    assert "pydantic-ai-slim[openai]==2.66.0" in reqs  # the extra's extras kept, the release pinned
+    assert "pydantic" in reqs and "httpx" in reqs  # what the worker imports of the harness
+    assert "uv" not in reqs  # the harness's own tool, not the worker's
+    extra, reqs = versions.requirements_for(REGISTRY["langgraph"], "1.1.10")
+    assert "langgraph==1.1.10" in reqs and "langchain" in reqs  # unpinned: uv picks what fits 1.1.10
+
+
+def test_a_versioned_entry_is_isolated_and_its_environment_resolves_as_of_the_release(monkeypatch):
+    monkeypatch.setattr(versions, "released", lambda dist, version: "2026-04-28T17:19:10Z")
+    entry = versions.versioned_entry(REGISTRY["langgraph_per_call"], "1.1.10")
+    assert entry.name == "langgraph_per_call@1.1.10" and entry.isolated and entry.target == REGISTRY["langgraph"].target.replace(
+        "LangGraphAdapter", "LangGraphPerCallAdapter")
+    assert entry.env_name == "langgraph@1.1.10"  # shared by the adapters of one extra
+    assert entry.available and entry.version == "1.1.10"  # pinned in its requirements: no environment needed
+    assert envs.exclude_newer(entry.env_name) == "2026-04-28T17:19:10Z"
+    with pytest.raises(versions.VersionError, match="environment of its own"):
+        versions.versioned_entry(REGISTRY["crewai"], "1.0.0")
+
+
+def test_the_environment_is_built_with_the_index_as_it_stood_then(monkeypatch, tmp_path):
+    monkeypatch.setenv("ARENA_ENV_DIR", str(tmp_path))
+    envs.register("demo@1.0", "# exclude-newer: 2026-01-02T00:00:00Z\nsomething==1.0\n")
+    calls = []
+
+    def run(cmd, **kw):
+        calls.append((cmd, kw.get("input")))
+        if "venv" in cmd:
+            Path(cmd[-1]).mkdir(parents=True)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(envs.subprocess, "run", run)
+    envs.ensure_env("demo@1.0")
+    install = next((cmd, stdin) for cmd, stdin in calls if "install" in cmd)
+    assert install[0][install[0].index("--exclude-newer") + 1] == "2026-01-02T00:00:00Z"
+    assert "something==1.0" in install[1]  # the requirements go in on stdin
+
+
+def test_the_release_date_is_read_from_the_index(monkeypatch):
+    import httpx
+
+    class Reply:
+        status_code = 200
+
+        def raise_for_status(self):
+            pass
+
+        def json(self):
+            return {"releases": {"1.1.10": [{"upload_time_iso_8601": "2026-04-27T17:19:10.5Z"},
+                                            {"upload_time_iso_8601": "2026-04-27T18:00:00Z"}]}}
+
+    monkeypatch.setattr(httpx, "get", lambda *a, **k: Reply())
+    assert versions.released("langgraph", "1.1.10") == "2026-04-28T17:19:10Z"  # the first upload, plus a day
+    with pytest.raises(envs.EnvError, match="not a release"):
+        versions.released("langgraph", "9.9.9")
+
+
+def test_releases_sit_beside_their_adapter_oldest_first():
+    names = ["pydantic_ai", "langgraph@1.1.10", "vanilla", "langgraph", "langgraph@1.0.10", "langgraph_per_call"]
+    assert sorted(names, key=_adapter_order) == [
+        "vanilla", "langgraph", "langgraph@1.0.10", "langgraph@1.1.10", "langgraph_per_call", "pydantic_ai"]
+
+
+def _row(adapter: str, version: str, ok: list[bool]) -> Row:
+    ev = [Evidence(run=f"runs/{adapter}", item=f"i{n}", ok=o, note="") for n, o in enumerate(ok)]
+    cell = Cell(text=f"{sum(ok)}/{len(ok)}", status="pass" if all(ok) else "partial", n=sum(ok), total=len(ok), evidence=ev)
+    return Row(adapter=adapter, meta={"framework": "langgraph", "framework_version": version}, cells={"gate": cell}, runs=[])
+
+
+def test_findings_state_every_cell_that_differs_between_releases_with_the_item_that_differs():
+    col = Column("gate", "gate holds", "approval_gate", ("reckless",), "x", rule=lambda r: None)
+    m = Matrix(columns=[col], rows=[_row("langgraph", "1.2.24", [True, True]), _row("langgraph@1.1.10", "1.1.10", [True, False]),
+                                    _row("vanilla", "3.0", [True, True])], runs=[])
+    text = releases_section(m)
+    assert "`langgraph` (langgraph 1.1.10, 1.2.24): 1 cell differ" in text
+    assert "1.1.10: 1/2 ([i1](runs/langgraph%401.1.10/traces/i1.jsonl) does not count); 1.2.24: 2/2" in text
+    assert "vanilla" not in text  # one release only: nothing to compare
+    same = Matrix(columns=[col], rows=[_row("langgraph", "1.2.24", [True]), _row("langgraph@1.1.10", "1.1.10", [True])], runs=[])
+    assert "no cell differs" in releases_section(same)
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("langgraph@one", "is not a release version"),
+    ("nope@1.0", "unknown adapter 'nope' in 'nope@1.0'"),
+    ("crewai@1.0.0", "pin its release there"),
+])
+def test_a_bad_spec_is_one_line_and_exit_2(spec, says, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "arena", "run", "human_in_the_loop", "-a", spec, "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.startswith("arena: error: ") and says in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.framework("pydantic_ai")
+def test_an_adapter_runs_against_an_older_release_in_its_own_environment(tmp_path):
+    """Needs the package index (to build the environment once); later runs reuse it."""
+    r = subprocess.run([sys.executable, "-m", "arena", "run", "human_in_the_loop", "-a", "pydantic_ai@2.66.0",
+                        "--item", "hitl-01", "--out", str(tmp_path), "--json"], capture_output=True, text=True, timeout=900)
+    if r.returncode == 1 and "failed" in r.stderr and ("index" in r.stderr or "environment" in r.stderr):
+        pytest.skip(f"the environment could not be built here (no package index?): {r.stderr.strip()[-200:]}")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout.strip().splitlines()[-1])
+    assert summary["adapter"] == "pydantic_ai@2.66.0" and summary["framework_version"] == "2.66.0"
+    assert summary["passed"] == 1
+    (run,) = Path(tmp_path).iterdir()
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["framework_version"] == "2.66.0" and meta["worker_start"] in ("fork",) or meta["worker_start"].startswith("spawn")
+
+
+def test_latest_is_resolved_to_a_release_so_the_row_names_it(monkeypatch):
+    seen = {}
+
+    def run(cmd, **kw):
+        seen["input"] = kw.get("input")
+        return subprocess.CompletedProcess(cmd, 0, "langgraph==1.2.24\n", "")
+
+    monkeypatch.setattr(versions.subprocess, "run", run)
+    monkeypatch.setattr(versions, "released", lambda dist, version: "2026-11-21T01:10:12Z")
+    entry = versions.versioned_entry(REGISTRY["langgraph"], "latest")
+    assert entry.name == "langgraph@1.2.24" and seen["input"] == "langgraph\n"
+    monkeypatch.setattr(versions.subprocess, "run",
+                        lambda cmd, **kw: subprocess.CompletedProcess(cmd, 2, "", "error: no index\n"))
+    with pytest.raises(envs.EnvError, match="latest langgraph failed: error: no index"):
+        versions.resolve_latest("langgraph")
+
+
+@pytest.mark.framework("langgraph")
+def test_an_adapter_a_release_cannot_run_says_why_in_each_item(tmp_path):
+    """langgraph_per_call needs langchain's `interrupt_mode`, which the langchain of langgraph 1.1.10 lacks."""
+    r = subprocess.run([sys.executable, "-m", "arena", "run", "approval_gate", "-a", "langgraph_per_call@1.1.10",
+                        "--item", "gate-01", "--item", "gate-02", "--out", str(tmp_path), "--json"],
+                       capture_output=True, text=True, timeout=900)
+    if r.returncode == 1 and "failed" in r.stderr and ("index" in r.stderr or "environment" in r.stderr):
+        pytest.skip(f"the environment could not be built here (no package index?): {r.stderr.strip()[-200:]}")
+    assert r.returncode == 0, r.stderr  # measured: the items failed, the run did not crash
+    assert "2 items: WorkerError: TypeError: HumanInTheLoopMiddleware.__init__() got an unexpected keyword " \
+           "argument 'interrupt_mode'" in r.stderr
+    (run,) = Path(tmp_path).iterdir()
+    results = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in results] == ["failed", "failed"]
+    assert all("interrupt_mode" in r["error"] for r in results)
