@@ -178,6 +178,10 @@ def test_model_help_points_to_arena_list_which_shows_every_arenas_profiles():
     r = arena("run", "--help", env=WIDE)
     assert "`arena list` shows each arena's" in r.stdout and "openai:<model>" in r.stdout
     assert "OPENAI_BASE_URL" in r.stdout  # --base-url's default
+    shown = " ".join(re.sub(r"[│\s]+", " ", r.stdout).split())  # the help's own line breaks and borders away
+    for name in arenas.names():  # --model's help lists every arena's profiles itself
+        profiles = arenas.load(name).accepted_profiles
+        assert f"{name}: {profiles[0]} (default)" + "".join(f", {p}" for p in profiles[1:]) in shown, name
     listed = arena("list", drop=("COLUMNS",))
     assert listed.returncode == 0, listed.stderr
     models = listed.stdout.split("Models (arena run --model)")[1]
