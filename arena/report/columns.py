@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from arena.observed import answer_text, calls_after_resume, last_answer, new_input
 from arena.results import ItemResult
+from arena.stats import Repeated
 from arena.types import Decision, DecisionKind
 
 # ---------------------------------------------------------------------------------------------
@@ -75,17 +76,34 @@ class Cell:
     total: int | None = None
     evidence: list[Evidence] = field(default_factory=list)
     note: str = ""
+    # with --epochs: how often each applicable item counted over all its epochs (pass@1, pass^k, the 95%
+    # interval); the text, status and evidence stay the first epoch's
+    repeated: Repeated | None = None
 
     @property
     def failing(self) -> list[Evidence]:
         return [e for e in self.evidence if not e.ok]
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "text": self.text, "status": self.status, "n": self.n, "total": self.total, "note": self.note,
             "evidence": [{"run": e.run, "profile": e.profile, "item": e.item, "ok": e.ok, "note": e.note,
                           "trace": e.trace} for e in self.evidence],
         }
+        if self.repeated is not None:  # only then: a matrix of single-epoch runs is what it was before epochs
+            r = self.repeated
+            out["repeated"] = {"epochs": r.epochs, "pass_at_1": r.pass_at_1, "pass_hat_k": r.pass_hat_k,
+                               "ci": list(r.ci) if r.ci else None, "errored": r.errored}
+        return out
+
+    def repeated_text(self) -> str:
+        """"pass@1 83.3%, pass^3 66.7%, 95% CI 61.2–94.0%", or "" without epochs."""
+        from arena.stats import interval, percent
+
+        r = self.repeated
+        if r is None:
+            return ""
+        return f"pass@1 {percent(r.pass_at_1)}, pass^{r.epochs} {percent(r.pass_hat_k)}, 95% CI {interval(r.ci)}"
 
 
 def count_cell(evidence: list[Evidence], empty_note: str = "", lower_is_better: bool = False,

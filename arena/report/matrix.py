@@ -169,7 +169,42 @@ def _evidence(runs: list[Run], rule: ItemRule) -> list[Evidence]:
     return out
 
 
+def _repeated_cell(runs: list[Run], rule: ItemRule):
+    """Over every epoch of runs with --epochs: per (profile, item) the epochs the rule counted, of those it
+    applied to (epochs the harness could not measure left out), as arena.stats reads them."""
+    from arena.stats import EpochTally, Repeated, pass_at_1, pass_hat_k, wilson
+
+    epochs = max((run.epochs for run in runs), default=1)
+    if epochs <= 1:
+        return None
+    tallies: dict[tuple[str, str], EpochTally] = {}
+    errored = 0
+    for run in runs:
+        for result in [*run.results, *run.later]:
+            if result.status == "errored":
+                errored += 1
+                continue
+            verdict = rule(result)
+            if verdict is None:
+                continue
+            tally = tallies.setdefault((run.model, result.item_id), EpochTally())
+            tally.measured += 1
+            tally.passed += bool(verdict[0])
+    values = list(tallies.values())
+    return Repeated(epochs=epochs, items={f"{m}/{i}": t for (m, i), t in tallies.items()},
+                    pass_at_1=pass_at_1(values), pass_hat_k=pass_hat_k(values, epochs),
+                    ci=wilson(sum(t.passed for t in values), sum(t.measured for t in values)), errored=errored)
+
+
 def compute_cell(column: Column, runs_by_key: dict[tuple[str, str, str], Run], adapter: str, meta: dict) -> Cell:
+    cell = _compute_cell(column, runs_by_key, adapter, meta)
+    if column.kind != "declared" and cell.status != "notrun":
+        runs = [runs_by_key[k] for p in column.profiles if (k := (column.arena, adapter, p)) in runs_by_key]
+        cell.repeated = _repeated_cell(runs, rule_pause_enforced if column.kind == "measured" else column.rule)
+    return cell
+
+
+def _compute_cell(column: Column, runs_by_key: dict[tuple[str, str, str], Run], adapter: str, meta: dict) -> Cell:
     if column.kind == "declared":
         runs = [runs_by_key[k] for p in column.profiles if (k := (column.arena, adapter, p)) in runs_by_key]
         if not runs:

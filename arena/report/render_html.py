@@ -53,6 +53,7 @@ table { border-collapse: collapse; }
 table.matrix th, table.matrix td { border: 1px solid #d1d5db; padding: 7px 10px; text-align: center; }
 table.matrix th { background: #f9fafb; font-weight: 600; vertical-align: bottom; }
 table.matrix th small { display: block; font-weight: 400; color: var(--muted); font-size: 11px; }
+table.matrix td small { display: block; font-size: 11px; color: var(--muted); white-space: normal; }
 table.matrix td.adapter { text-align: left; font-family: ui-monospace, monospace; font-weight: 600; }
 td.s-pass { background: var(--pass); } td.s-partial { background: var(--partial); }
 td.s-fail { background: var(--fail); } td.s-na { background: var(--na); color: var(--muted); }
@@ -114,6 +115,8 @@ def _cell_html(row: Row, key: str, cell: Cell) -> str:
         inner = f'<a href="#{slug("adapter", row.adapter)}">{esc(cell.text)}</a>'
     else:
         inner = f'<a href="#{slug("ev", row.adapter, key)}">{esc(cell.text)}</a>'
+    if cell.repeated is not None:  # with --epochs: the cell over every epoch, under its first epoch's count
+        inner += f"<small>{esc(cell.repeated_text())}</small>"
     return f'<td class="s-{cell.status}" title="{title}">{inner}</td>'
 
 

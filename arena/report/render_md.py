@@ -51,7 +51,8 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def cell_md(cell: Cell) -> str:
-    return md_text(cell.text)
+    extra = cell.repeated_text()
+    return md_text(f"{cell.text} ({extra})" if extra else cell.text)
 
 
 def matrix_table(m: Matrix) -> str:

@@ -74,3 +74,31 @@ def test_old_run_directories_have_one_epoch(tmp_path):
     path = write_run(tmp_path, "old", run(HITL, "vanilla", "scripted", [item("hitl-01", OK)]))
     (back,) = collect_runs([path])
     assert back.epochs == 1 and back.repeated() is None and back.results[0].epoch == 1
+
+
+def test_each_cell_of_a_run_with_epochs_shows_pass_at_1_pass_hat_k_and_its_interval():
+    """The cell's count stays the first epoch's (its evidence links its traces); over every epoch, hitl-02's
+    pause held in 1 of 3: pass@1 4/6, pass^3 1/2."""
+    results = [item("hitl-01", OK), item("hitl-02", OK, decision=DENY, final="denied")]
+    results += [_epoch(item("hitl-01", OK), k) for k in (2, 3)]
+    results += [_epoch(item("hitl-02", BAD, decision=DENY, final="denied"), k) for k in (2, 3)]
+    m = compute_matrix([run(HITL, "vanilla", "scripted", results, epochs=3)])
+    cell = m.rows[0].cells["pause_enforced"]
+    assert cell.text == "2/2" and cell.repeated.epochs == 3
+    assert abs(cell.repeated.pass_at_1 - 4 / 6) < 1e-9 and cell.repeated.pass_hat_k == 0.5
+    low, high = cell.repeated.ci
+    assert low < 4 / 6 < high
+    shown = m.to_json()["rows"][0]["cells"]["pause_enforced"]["repeated"]
+    assert shown["pass_hat_k"] == 0.5 and shown["epochs"] == 3
+    assert "2/2 (pass@1 66.7%, pass^3 50.0%, 95% CI " in render_matrix_md(m)
+    assert "pass@1 66.7%, pass^3 50.0%" in render_matrix_html(m)
+    measured = m.rows[0].cells["measured_kind"]  # the measured kind reads the same rule over every epoch
+    assert measured.repeated is not None and measured.repeated.pass_hat_k == 0.5
+    assert m.rows[0].cells["declared_kind"].repeated is None  # a claim, not a measurement
+
+
+def test_single_epoch_cells_carry_no_repeated_figures():
+    m = compute_matrix([run(HITL, "vanilla", "scripted", [item("hitl-01", OK)])])
+    cells = m.to_json()["rows"][0]["cells"]
+    assert all("repeated" not in c for c in cells.values())
+    assert "pass@1" not in render_matrix_md(m)
