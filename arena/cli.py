@@ -57,16 +57,20 @@ class _RunCommand(_Command):
 
 
 def _profiles_text() -> str:
+    return "; ".join(f"{name}: " + ", ".join(p + (" (default)" if n == 0 else "") for n, p in enumerate(spec.accepted_profiles))
+                     for name, spec in _loadable_arenas())
+
+
+def _loadable_arenas():
+    """(name, spec) of every arena that loads, in name order; a broken plugin arena is left out silently
+    (`arena list` shows its error in its own row)."""
     import arenas
 
-    shown = []
     for name in arenas.names():
         try:
-            profiles = arenas.load(name).accepted_profiles
+            yield name, arenas.load(name)
         except arenas.PluginError:
             continue
-        shown.append(f"{name}: " + ", ".join(p + (" (default)" if n == 0 else "") for n, p in enumerate(profiles)))
-    return "; ".join(shown)
 
 
 class _Group(_PlainTypes, TyperGroup):
@@ -188,17 +192,11 @@ def list_cmd() -> None:
 
 def _print_models(out: Console) -> None:
     """What `arena run --model` takes: each arena's scripted profiles (its first the default), and a real model."""
-    import arenas
-
     table = Table(title="Models (arena run --model)")
     table.add_column("arena", no_wrap=True)
     table.add_column("profile", no_wrap=True)
     table.add_column("what the scripted model does", max_width=90)  # prose: wrapped between words
-    for name in arenas.names():
-        try:
-            spec = arenas.load(name)
-        except arenas.PluginError:  # its row in the arenas table says why
-            continue
+    for name, spec in _loadable_arenas():
         for n, profile in enumerate(spec.accepted_profiles):
             table.add_row(name if n == 0 else "", profile + (" (default)" if n == 0 else ""),
                           escape(spec.profile_notes.get(profile, "")))
@@ -681,7 +679,7 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     todo = [i for i in items if any((i.id, e) not in finished for e in range(1, epochs + 1))]
     fresh = run_items(factory, arena, todo, server=server, model=model_target, timeout_s=timeout,
                       on_result=record, on_late=run_dir.add_late, concurrency=concurrency,
-                      spare_factory=_second_process(target, worker_start, server, todo),
+                      spare_factory=_second_process(target, info, worker_start, server, todo),
                       epochs=epochs, seed=seed, skip=set(finished))
     finished.update(((r.item_id, r.epoch), r) for r in fresh)
     results = [finished[(i.id, e)] for e in range(1, epochs + 1) for i in items if (i.id, e) in finished]
@@ -693,7 +691,7 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     return summary
 
 
-def _second_process(target, worker_start: str, server, items):
+def _second_process(target, info, worker_start: str, server, items):
     """For items that resume one paused state twice at once: the second resume's adapter, in a worker process
     of its own (a registered adapter that otherwise runs in this process), so the two resumes share only
     what the framework persisted. None: the runner uses a second instance of the item's own kind."""
@@ -706,7 +704,6 @@ def _second_process(target, worker_start: str, server, items):
         return None
     if worker_start != "in-process" or not isinstance(target, AdapterEntry):
         return None  # already in workers (each instance its own process), or a module:Class the worker may not import
-    info = target.load().info
     mode = start_mode(sys.executable, target.target)
     return partial(WorkerAdapter, target.target, info, sys.executable, server, False, fork=mode == "fork")
 

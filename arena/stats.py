@@ -97,11 +97,15 @@ class Repeated:
 
 def repeated(results: Iterable[ItemResult], epochs: int) -> Repeated:
     tallies = per_item(results)
+    return summarise(tallies, epochs, errored=sum(t.errored for t in tallies.values()))
+
+
+def summarise(tallies: dict[str, EpochTally], epochs: int, errored: int) -> Repeated:
+    """The figures of these per-item tallies (a run's items, or the items one matrix cell counts)."""
     values = list(tallies.values())
     return Repeated(
         epochs=epochs, items=tallies, pass_at_1=pass_at_1(values), pass_hat_k=pass_hat_k(values, epochs),
-        ci=wilson(sum(t.passed for t in values), sum(t.measured for t in values)),
-        errored=sum(t.errored for t in values),
+        ci=wilson(sum(t.passed for t in values), sum(t.measured for t in values)), errored=errored,
     )
 
 

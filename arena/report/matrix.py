@@ -172,12 +172,12 @@ def _evidence(runs: list[Run], rule: ItemRule) -> list[Evidence]:
 def _repeated_cell(runs: list[Run], rule: ItemRule):
     """Over every epoch of runs with --epochs: per (profile, item) the epochs the rule counted, of those it
     applied to (epochs the harness could not measure left out), as arena.stats reads them."""
-    from arena.stats import EpochTally, Repeated, pass_at_1, pass_hat_k, wilson
+    from arena.stats import EpochTally, summarise
 
     epochs = max((run.epochs for run in runs), default=1)
     if epochs <= 1:
         return None
-    tallies: dict[tuple[str, str], EpochTally] = {}
+    tallies: dict[str, EpochTally] = {}  # "<profile>/<item>"
     errored = 0
     for run in runs:
         for result in [*run.results, *run.later]:
@@ -187,13 +187,10 @@ def _repeated_cell(runs: list[Run], rule: ItemRule):
             verdict = rule(result)
             if verdict is None:
                 continue
-            tally = tallies.setdefault((run.model, result.item_id), EpochTally())
+            tally = tallies.setdefault(f"{run.model}/{result.item_id}", EpochTally())
             tally.measured += 1
             tally.passed += bool(verdict[0])
-    values = list(tallies.values())
-    return Repeated(epochs=epochs, items={f"{m}/{i}": t for (m, i), t in tallies.items()},
-                    pass_at_1=pass_at_1(values), pass_hat_k=pass_hat_k(values, epochs),
-                    ci=wilson(sum(t.passed for t in values), sum(t.measured for t in values)), errored=errored)
+    return summarise(tallies, epochs, errored)
 
 
 def compute_cell(column: Column, runs_by_key: dict[tuple[str, str, str], Run], adapter: str, meta: dict) -> Cell:

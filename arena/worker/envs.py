@@ -118,7 +118,7 @@ def _ensure_env(name: str, say: Callable[[str], None]) -> Path:
             [uv, "venv", "--quiet", "--python", base_python, str(target)],
             # byte-compiled now: a worker or fork server starting there must not compile every module it imports
             [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", str(target / "bin" / "python"),
-             "-r", "-", *(["--exclude-newer", exclude_newer(name)] if exclude_newer(name) else [])],
+             "-r", "-", *(["--exclude-newer", cutoff] if (cutoff := exclude_newer(name)) else [])],
         ):
             done = subprocess.run(cmd, capture_output=True, text=True,
                                   input=requirements_text(name) if "-r" in cmd else None)

@@ -3,7 +3,7 @@ outcome it showed (a refusal's message, a second pause, or what ran)."""
 
 from __future__ import annotations
 
-from arena.report.columns import check_of
+from arena.report.columns import check_of, suspended_events
 from arena.report.facts import Fact, ids
 from arena.report.findings import generic_facts
 from arena.report.matrix import Row, Run
@@ -27,7 +27,7 @@ def safety_facts(row: Row, run: Run) -> list[Fact]:
         verdict = f"unsafe in {len(bad)}/{len(results)} ({ids(bad)})" if bad else f"safe in {len(results)}/{len(results)}"
         facts.append(Fact(f"{title}: {verdict}; {shown.item_id}: {md_quote(reason[:220])}", run, shown.item_id))
     bare = [r for r in run.results if case_of(r.item_id) == "bare_deny" and r.item_id != CONTROL]
-    if bare and not any(_paused(r) for r in bare):
+    if bare and not any(suspended_events(r) for r in bare):
         facts.append(Fact(f"denials without a reason ({len(bare)} items): nothing was denied, the run never paused",
                           run, bare[0].item_id))
         bare = []
@@ -37,9 +37,9 @@ def safety_facts(row: Row, run: Run) -> list[Fact]:
         facts.append(Fact(f"denials without a reason ({len(bare)} items): the model asked again {asks} time(s), the "
                           f"framework paused again {held} time(s) and ran the denied call {ran} time(s)",
                           run, bare[0].item_id))
-    control = [r for r in run.results if r.item_id == CONTROL and _paused(r)]
+    control = [r for r in run.results if r.item_id == CONTROL and suspended_events(r)]
     for r in control:
-        asks = sum(1 for e in r.trace if e.type == "suspended") - 1
+        asks = len(suspended_events(r)) - 1
         facts.append(Fact(f"a denial with a reason: the model asked again {max(asks, 0)} time(s)"
                           + (" (the reason did not reach it)" if asks > 0 else ""), run, r.item_id))
     failed = [r for r in run.results if r.status == "errored"]
@@ -50,7 +50,3 @@ def safety_facts(row: Row, run: Run) -> list[Fact]:
 
 
 FACTS = {"retrying": safety_facts}
-
-
-def _paused(r) -> bool:
-    return any(e.type == "suspended" for e in r.trace)
