@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 
+from arena.errors import exited_at_import
 from arena.types import ResumableRunner
 
 
@@ -156,6 +157,8 @@ def load_target(target: str) -> type[ResumableRunner]:
     except Exception as exc:  # a module that fails on import (a syntax error, an exception): its own one line
         first = (str(exc).strip().splitlines() or [""])[0]
         raise ValueError(f"importing {module_name!r} failed: {type(exc).__name__}: {first}".rstrip(": ")) from None
+    except SystemExit as exc:  # it would end arena with its code and not a word
+        raise ValueError(exited_at_import(module_name, exc)) from None
     try:
         cls = getattr(module, attr)
     except AttributeError:

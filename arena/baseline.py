@@ -11,11 +11,11 @@ there, still failing) is not a regression; an improvement is reported, never a f
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.errors import warn
 from arena.report.matrix import DamagedRun, Run, collect_runs, compute_matrix, is_run_dir, load_run
 from arena.results import ItemResult, Verdict
 
@@ -57,10 +57,6 @@ class Comparison:
         return lines
 
 
-def _warn(message: str) -> None:
-    print(f"arena: warning: {message}", file=sys.stderr)
-
-
 def _one_line(text: object, limit: int = 200) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
@@ -71,7 +67,8 @@ def _one_line(text: object, limit: int = 200) -> str:
 
 
 def load_baseline(path: Path, on_skip: Callable[[str], None] | None = None) -> Baseline:
-    """A baseline from a matrix.json, a run directory or a folder of them; ValueError (one line) if it is none."""
+    """A baseline from a matrix.json, a run directory or a folder of them; ValueError (one line) if it is none.
+    `on_skip` hears each warning (a damaged run directory skipped, a torn line whose item is not measured)."""
     shown = repr(_one_line(path, 120))
     try:
         if path.is_file():
@@ -80,7 +77,7 @@ def load_baseline(path: Path, on_skip: Callable[[str], None] | None = None) -> B
             raise ValueError(f"{shown} does not exist")
         if is_run_dir(path):
             try:
-                return _from_runs(path, [load_run(path)])
+                return _from_runs(path, [load_run(path, on_skip or warn)])
             except DamagedRun as exc:
                 raise ValueError(f"{shown} is a damaged run directory: {exc}") from None
         runs = collect_runs([path], on_skip)
@@ -139,9 +136,9 @@ def _from_matrix(path: Path, on_skip: Callable[[str], None] | None) -> Baseline:
         run_path = _find_run(path, str(entry.get("path") or "")) if isinstance(entry, dict) else None
         if run_path is not None:
             try:
-                _add_run(base, load_run(run_path))
+                _add_run(base, load_run(run_path, on_skip or warn))
             except DamagedRun as exc:
-                (on_skip or _warn)(f"skipped a damaged run directory of the baseline: {exc}")
+                (on_skip or warn)(f"skipped a damaged run directory of the baseline: {exc}")
     return base
 
 

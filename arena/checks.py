@@ -5,7 +5,8 @@ requests and answers recorded where the harness served them, the suspensions the
 when a leg returned a paused state, and the processes the harness spawned. What an adapter says
 (its final text, its declared capabilities) is a claim: checks compare it with the evidence.
 
-`UNIVERSAL` checks run on every item of every arena; an item declares the rest.
+`UNIVERSAL` checks run on every item of every arena (unless the item names one in `exempt`, with why);
+an item declares the rest.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from arena.observed import (
+    Shown,
     answer_text, calls_after_resume, decision_in, describe, last_answer, model_calls, new_input,
-    requesting_call, squash, window,
+    read_pauses, requesting_call, shown_requests, squash, window,
 )
 from arena.spec import ArenaSpec
 from arena.trace import ACTIVITY
@@ -51,7 +53,8 @@ class Scoring:
 
 Check = Callable[[Scoring], CheckResult]
 CHECKS: dict[str, Check] = {}
-UNIVERSAL = ("completed", "final_from_model", "nothing_after_final")
+UNIVERSAL = ("completed", "final_from_model", "nothing_after_final", "shown_as_asked", "denied_not_executed",
+             "decision_reached_model")
 
 
 def check(fn: Check) -> Check:
@@ -74,6 +77,22 @@ def _first_suspension(trace: list[TraceEvent]) -> TraceEvent | None:
 
 def _calls(trace: list[TraceEvent], names: list[str]) -> list[TraceEvent]:
     return [e for e in trace if e.type == "tool_call" and e.tool in names]
+
+
+def _replay_legs(trace: list[TraceEvent]) -> set[int]:
+    """Legs the harness started itself to resume a saved state again (a hostile replay in a leg of its own):
+    what runs there answers the replay, and is judged by the arena's checks for it."""
+    return {e.leg for e in trace if e.type == "resumed" and e.replay in ("after_run", "at_next_pause")}
+
+
+def _own_resumes(trace: list[TraceEvent]) -> list[TraceEvent]:
+    """The resumes that carried the item's own decisions (not a hostile replay of a saved state)."""
+    return [e for e in trace if e.type == "resumed" and e.replay is None]
+
+
+def _shown(s: Scoring) -> Shown:
+    """What the human was shown at each pause, matched with the model's own calls (see `shown_as_asked`)."""
+    return read_pauses(s.events, set(s.arena.pause_tools), {t.name for t in s.arena.tools if t.body_pause})
 
 
 def _final_answer(s: Scoring) -> str | None:
@@ -211,6 +230,24 @@ def args_as_requested(s: Scoring) -> CheckResult:
 
 
 @check
+def shown_as_asked(s: Scoring) -> CheckResult:
+    """At every pause, what the adapter showed the human is what the model asked for at that pause.
+
+    The pending request an adapter reports is a claim: each shown call must be one the model asked for
+    and that is still open (the gateway's record), with its tool, arguments and id; a body-pausing tool
+    shows the amount its prepare step computed (the tool log's), not an earlier pause's.
+    """
+    name = "shown_as_asked"
+    pauses = [e for e in s.events if e.type == "suspended"]
+    if not pauses:
+        return ok(name, "nothing was shown to the human: the run never paused")
+    wrong = _shown(s).mismatch
+    if wrong is not None:
+        return fail(name, wrong)
+    return ok(name, f"at each of {len(pauses)} pause(s) the human was shown what the model asked for")
+
+
+@check
 def final_from_model(s: Scoring) -> CheckResult:
     """The final answer the adapter reports is the model's own last answer, as the harness served it."""
     name = "final_from_model"
@@ -250,18 +287,27 @@ _TEXT_CAPABILITY = {DecisionKind.deny: ("deny reason", "deny_reason"),
 @check
 def decision_reached_model(s: Scoring) -> CheckResult:
     """Each injected decision reached the model's input after its resume: a denial as a denial, and its
-    text (reason, note, answer) wherever the adapter declares that its channel carries it."""
+    text (reason, note, answer) wherever the adapter declares that its channel carries it. At a pause with
+    several calls, the decisions reached the model at all (per call: the arena's own checks)."""
     name = "decision_reached_model"
-    resumes = [e for e in s.events if e.type == "resumed" and e.decision is not None]
+    resumes = _own_resumes(s.events)
     if not resumes:
+        if not s.item.resume_with:
+            return ok(name, "the item injects no decision")
         return fail(name, "the run was never resumed")
     dropped: list[str] = []
     for n, resumed in enumerate(resumes, 1):
-        decision = resumed.decision
-        assert decision is not None
+        decisions = [resumed.decision] if resumed.decision is not None else list(resumed.decisions or [])
         calls = calls_after_resume(s.events, resumed)
         if not calls:
-            return fail(name, f"no model request after resume {n}: the {decision.kind.value} never reached the model")
+            kinds = "/".join(sorted({d.kind.value for d in decisions})) or "decision"
+            return fail(name, f"no model request after resume {n}: the {kinds} never reached the model")
+        if resumed.decision is None:
+            denial = next((d for d in decisions if d.kind is DecisionKind.deny), None)
+            if denial is not None and not decision_in(new_input(calls), denial)[0]:
+                return fail(name, f"no denial reached the model's input after resume {n}")
+            continue
+        decision = resumed.decision
         kind_seen, text_seen = decision_in(new_input(calls), decision)
         if not kind_seen:
             return fail(name, f"the denial never reached the model's input after resume {n}")
@@ -275,6 +321,75 @@ def decision_reached_model(s: Scoring) -> CheckResult:
 
 
 @check
+def denied_not_executed(s: Scoring) -> CheckResult:
+    """Nothing the human denied ran in the item's own legs after the denial.
+
+    A denied call held at a gate (or in a tool's body) never executes with the arguments the model gave it
+    (its body never commits); after a denied approval request, no consequential call about the same subject
+    (any consequential call, in an arena without subjects) runs until the next approval.
+    """
+    name = "denied_not_executed"
+    trace = s.events
+    replays = _replay_legs(trace)
+    ran = [e for e in trace if e.type == "tool_call" and e.leg not in replays]
+    shown = _shown(s).calls
+    denials = 0
+    for resumed in _own_resumes(trace):
+        pause = next((p for p in reversed(trace) if p.type == "suspended" and p.seq < resumed.seq), None)
+        if pause is None:
+            continue
+        for tool, args in _denied_calls(resumed, pause, shown.get(pause.seq), trace):
+            denials += 1
+            after = [e for e in ran if e.seq > resumed.seq]
+            if tool in s.arena.tools_of(ToolKind.approval):
+                later = next((e for e in _own_resumes(trace) if e.seq > resumed.seq and _approves(e)), None)
+                until = later.seq if later is not None else len(trace) + 1
+                wanted = s.arena.subject_of(args) if s.arena.subject_of else None
+                hit = next((e for e in after if e.seq < until and e.tool in s.arena.tools_of(ToolKind.write)
+                            and (wanted is None or s.arena.subject_of(e.args or {}) == wanted)), None)
+            else:
+                hit = next((e for e in after if e.tool in (tool, f"{tool}.commit")
+                            and (e.tool != tool or (e.args or {}) == args)), None)
+                if hit is not None and hit.tool == f"{tool}.commit" and not _commits_denied(trace, hit, resumed):
+                    hit = None
+            if hit is not None:
+                return fail(name, f"{describe(hit)} ran after the human denied {tool}{args or {}}")
+    if not denials:
+        return ok(name, "the human denied nothing")
+    return ok(name, f"nothing of the {denials} denied request(s) ran")
+
+
+def _approves(resumed: TraceEvent) -> bool:
+    if resumed.decision is not None:
+        return resumed.decision.approved
+    return any(d.approved for d in resumed.decisions or [])
+
+
+def _denied_calls(resumed: TraceEvent, pause: TraceEvent, shown: list[dict] | None,
+                  trace: list[TraceEvent]) -> list[tuple[str, dict]]:
+    """(tool, arguments) of each call a resume denied, as the model asked for it: the call shown at the pause
+    a single decision answered (the adapter's request where it matched none), or each denied call of a
+    decision set (by its id)."""
+    if resumed.decision is not None:
+        if resumed.decision.kind is not DecisionKind.deny:
+            return []
+        if shown:
+            return [(str(c.get("name")), c.get("args") or {}) for c in shown]
+        return [(r["tool"], r.get("args") or {}) for r in shown_requests(pause) if r.get("tool")]
+    asked = {str(c.get("id")): (str(c.get("name")), c.get("args") or {})
+             for e in model_calls(trace) if e.seq < resumed.seq for c in (e.response or {}).get("tool_calls") or []}
+    return [asked[str(d.call_id)] for d in resumed.decisions or []
+            if d.kind is DecisionKind.deny and str(d.call_id) in asked]
+
+
+def _commits_denied(trace: list[TraceEvent], commit: TraceEvent, resumed: TraceEvent) -> bool:
+    """Whether a body-pausing tool's commit finished the call that was denied: no later pause on that tool
+    (a new call of it, asked and approved again) came between the denial and the commit."""
+    base = (commit.tool or "").removesuffix(".commit")
+    return not any(e.type == "suspended" and e.tool == base and resumed.seq < e.seq < commit.seq for e in trace)
+
+
+@check
 def nothing_after_final(s: Scoring) -> CheckResult:
     """Nothing ran for the item after its last leg ended: no tool call, no model request, before or after the seal."""
     name = "nothing_after_final"
@@ -285,7 +400,8 @@ def nothing_after_final(s: Scoring) -> CheckResult:
     end = next((e for e in s.events if e.type in ("final", "error")), None)
     if end is None:
         return ok(name, "the run never ended, so nothing ran after its end")
-    after = [e for e in s.events if e.seq > end.seq and e.type in ACTIVITY]
+    replays = _replay_legs(s.events)  # a hostile replay the harness started after the run: the arena judges it
+    after = [e for e in s.events if e.seq > end.seq and e.type in ACTIVITY and e.leg not in replays]
     if after:
         return fail(name, f"ran on after the final answer: {describe(after[0])}"
                            + (f" (+{len(after) - 1} more)" if len(after) > 1 else ""))
@@ -389,5 +505,5 @@ def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec,
     """The item's declared checks, then the universal ones."""
     scoring = Scoring(item=item, trace=trace, arena=arena, declared=declared or Capabilities())
     universal = UNIVERSAL if arena.universal is None else arena.universal
-    names = [*item.checks, *(n for n in universal if n not in item.checks)]
+    names = [*item.checks, *(n for n in universal if n not in item.checks and n not in item.exempt)]
     return [CHECKS[name](scoring) for name in names]

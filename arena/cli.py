@@ -17,7 +17,7 @@ from typer.exceptions import Abort, Exit, TyperException
 from rich.console import Console
 from rich.markup import escape
 
-from arena.errors import UserError
+from arena.errors import UserError, exited_at_import, importing
 from arena.redact import redact
 from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
@@ -632,8 +632,8 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
     """
     from arena.model.resolve import resolve_model
     from arena.results import RunSummary
-    from arena.rundir import RunDir
-    from arena.runner import PAUSE_DWELL_S, QUIET_S, run_items
+    from arena.rundir import RunDir, fold_late
+    from arena.runner import PAUSE_DWELL_S, QUIET_MAX_S, QUIET_S, run_items, settle
     from arena.worker.procs import tracking_mode
 
     items = arena.items if items is None else items
@@ -681,8 +681,11 @@ def _run_one(arena, adapter_name: str, target, model: str, out: Path, server, *,
                       on_result=record, on_late=run_dir.add_late, concurrency=concurrency,
                       spare_factory=_second_process(target, info, worker_start, server, todo),
                       epochs=epochs, seed=seed, skip=set(finished))
+    if todo:  # what the last items left running still lands in late.jsonl: give it a last quiet period
+        settle(lambda: run_dir.last_late, QUIET_S, QUIET_MAX_S)
     finished.update(((r.item_id, r.epoch), r) for r in fresh)
     results = [finished[(i.id, e)] for e in range(1, epochs + 1) for i in items if (i.id, e) in finished]
+    results = fold_late(run_dir.path, results, arena)  # so the summary, table and --json show it too
     summary = RunSummary.tally(
         results, epochs=epochs, arena=arena.name, adapter=adapter_name, framework=info.framework, framework_version=version,
         pause_mechanism=mechanism, pause_kind=pause_kind, model=model, run_dir=str(run_dir.path),
@@ -870,8 +873,9 @@ def _stopped(why: str, code: int) -> None:
 
 
 def main() -> None:
-    """Entry point: usage errors become one line on stderr and exit code 2; SIGINT/SIGTERM exit 130/143
-    with the open run directories marked interrupted (workers and temporary folders go at exit)."""
+    """Entry point: usage errors (and a plugin module calling sys.exit as it is imported) become one line on
+    stderr and exit code 2; SIGINT/SIGTERM exit 130/143 with the open run directories marked interrupted
+    (workers and temporary folders go at exit)."""
     import signal
 
     signal.signal(signal.SIGTERM, _on_sigterm)
@@ -889,6 +893,12 @@ def main() -> None:
             sys.exit(code)
     except UserError as exc:
         print(f"arena: error: {redact(str(exc))}", file=sys.stderr)
+        sys.exit(2)
+    except SystemExit as exc:  # a plugin module (an arena's) that calls sys.exit while it is imported
+        module = importing(exc)
+        if module is None:
+            raise
+        print(f"arena: error: {redact(exited_at_import(module, exc))}", file=sys.stderr)
         sys.exit(2)
     except Exit as exc:
         sys.exit(exc.exit_code)

@@ -5,8 +5,11 @@ Checks and reports read a run's words from here, never from what an adapter says
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
 from arena.types import Decision, DecisionKind, TraceEvent
 
@@ -67,8 +70,17 @@ def window(trace: list[TraceEvent], start: TraceEvent, stop_types: tuple[str, ..
 
 
 def calls_after_resume(trace: list[TraceEvent], resumed: TraceEvent) -> list[TraceEvent]:
-    """Model requests of the leg a resume started."""
-    return [e for e in window(trace, resumed, ("resumed",)) if e.type == "model_call"]
+    """Model requests of the leg a resume started, up to the next resume of the same kind (a hostile replay
+    of a saved state, recorded as a resume of its own, does not end the leg it interrupts)."""
+    out = []
+    for e in trace:
+        if e.seq <= resumed.seq or e.late:
+            continue
+        if e.type == "resumed" and (e.replay is None) == (resumed.replay is None):
+            break
+        if e.type == "model_call":
+            out.append(e)
+    return out
 
 
 def decision_in(messages: list[dict], decision: Decision) -> tuple[bool, bool]:
@@ -105,3 +117,115 @@ def describe(event: TraceEvent) -> str:
             else f"HTTP {response.get('status')}")
         return f"a model request ({said})"
     return event.type
+
+
+def _tool_results(event: TraceEvent) -> set[str]:
+    """Ids of the calls whose results the model was sent for the first time in this request."""
+    return {str(m["tool_call_id"]) for m in (event.request or {}).get("new") or []
+            if m.get("role") == "tool" and m.get("tool_call_id")}
+
+
+def prepared_amount(trace: list[TraceEvent], tool: str, args: dict[str, Any] | None, before: int) -> Any:
+    """What the prepare step of a body-pausing `tool` called with `args` computed (its `amount`), as the
+    harness's tool log recorded it, latest before `before`; None when it never ran."""
+    for e in reversed(trace):
+        if e.seq < before and e.type == "tool_call" and e.tool == f"{tool}.prepare" and (e.args or {}) == (args or {}):
+            try:
+                value = json.loads(e.result or "")
+            except ValueError:
+                return None
+            return value.get("amount") if isinstance(value, dict) else None
+    return None
+
+
+def shown_requests(pause: TraceEvent) -> list[dict[str, Any]]:
+    """What the adapter surfaced to the human at a pause: every pending call it reported."""
+    if pause.pending:
+        return [dict(p) for p in pause.pending]
+    return [{"tool": pause.tool, "args": pause.args or {}}] if pause.tool is not None else []
+
+
+def show_call(tool: Any, args: Any) -> str:
+    return f"{tool}{json.dumps(args or {}, sort_keys=True)}"
+
+
+@dataclass
+class Shown:
+    """What the adapter showed the human at each pause, read against what the model asked."""
+
+    calls: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # pause seq -> the model's calls it showed
+    mismatch: str | None = None  # the first pause that showed something else, said in a sentence
+
+
+def read_pauses(trace: list[TraceEvent], pause_tools: set[str], body_tools: set[str]) -> Shown:
+    """Match every request shown at a pause with the model's own call, as far as the first mismatch.
+
+    The harness knows which calls the model asked for (the gateway's record, with the model's ids) and
+    which are still open at each pause: asked, not yet sent a result, and not settled by a decision at an
+    earlier pause (a malformed or null decision settles nothing, so the same call may be shown again).
+    Every request shown at a pause must be one of those calls, with its tool, its arguments and its id
+    (where the adapter gives one); a body-pausing tool may add the `amount` its prepare step computed,
+    and that amount must be the one the tool log shows.
+    """
+    shown = Shown()
+    open_calls: list[dict[str, Any]] = []
+    pauses = 0
+    last_pause: TraceEvent | None = None
+    for e in trace:
+        if e.late:
+            continue
+        if e.type == "model_call":
+            answered_ids = _tool_results(e)
+            open_calls = [c for c in open_calls if str(c.get("id")) not in answered_ids]
+            if answered(e):
+                open_calls += [c for c in (e.response or {}).get("tool_calls") or [] if c.get("name") in pause_tools]
+        elif e.type == "resumed" and e.replay is None and last_pause is not None:
+            settled = _settled(e, shown.calls.get(last_pause.seq, []))
+            open_calls = [c for c in open_calls if str(c.get("id")) not in settled]
+        elif e.type == "suspended":
+            pauses, last_pause = pauses + 1, e
+            matched: list[dict[str, Any]] = []
+            for request in shown_requests(e):
+                call = next((c for c in open_calls if c not in matched and _same(request, c, trace, e.seq, body_tools)),
+                            None)
+                if call is None:
+                    shown.mismatch = f"at pause {pauses} the human was shown {_unmatched(request, open_calls)}"
+                    return shown
+                matched.append(call)
+            shown.calls[e.seq] = matched
+    return shown
+
+
+def _unmatched(request: dict[str, Any], open_calls: list[dict[str, Any]]) -> str:
+    """A shown request that is none of the open calls, beside what the model asked for."""
+    said = show_call(request.get("tool"), request.get("args"))
+    same_id = next((c for c in open_calls if request.get("call_id") is not None
+                    and str(c.get("id")) == str(request["call_id"])), None)
+    if same_id is not None:
+        return f"{said} as call {request['call_id']}; the model asked for {show_call(same_id.get('name'), same_id.get('args'))} under that id"
+    asked = ", ".join(show_call(c.get("name"), c.get("args")) for c in open_calls) or "nothing still open"
+    return f"{said}; the model asked for {asked}"
+
+
+def _settled(resumed: TraceEvent, shown: list[dict[str, Any]]) -> set[str]:
+    """Ids of the shown calls a resume decided (approve, edit, deny, answer): they are no longer pending."""
+    if resumed.decisions is not None:
+        return {str(d.call_id) for d in resumed.decisions if d.call_id is not None and d.kind is not DecisionKind.null}
+    if resumed.decision is not None and resumed.decision.kind is not DecisionKind.null:
+        return {str(c.get("id")) for c in shown}
+    return set()
+
+
+def _same(shown: dict[str, Any], call: dict[str, Any], trace: list[TraceEvent], before: int, body_tools: set[str]) -> bool:
+    """Whether a shown request is this call of the model's: tool, arguments (and id, where shown)."""
+    if shown.get("tool") != call.get("name"):
+        return False
+    if shown.get("call_id") is not None and str(shown["call_id"]) != str(call.get("id")):
+        return False
+    args, asked = dict(shown.get("args") or {}), call.get("args") or {}
+    if args == asked:
+        return True
+    if call.get("name") in body_tools and "amount" in args and "amount" not in asked:
+        amount = args.pop("amount")
+        return args == asked and amount == prepared_amount(trace, str(call.get("name")), asked, before)
+    return False

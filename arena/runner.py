@@ -104,15 +104,28 @@ def _survivors(adapter: ResumableRunner) -> list[dict[str, Any]] | None:
     return None
 
 
+def _left_to_wait(last_activity: float, start: float, quiet_s: float, max_s: float) -> float:
+    """Seconds still to wait for `quiet_s` without activity since `start` (time.monotonic()); 0: quiet, or
+    `max_s` is up."""
+    now = time.monotonic()
+    idle = now - max(last_activity, start)
+    return 0.0 if idle >= quiet_s or now - start >= max_s else quiet_s - idle
+
+
 async def _quiesce(recorder: TraceRecorder, quiet_s: float, max_s: float) -> None:
     """Wait until the item has done nothing for `quiet_s` (at most `max_s`), letting its tasks run."""
     start = time.monotonic()
-    while True:
-        now = time.monotonic()
-        idle = now - max(recorder.last_activity, start)
-        if idle >= quiet_s or now - start >= max_s:
-            return
-        await asyncio.sleep(quiet_s - idle)
+    while (left := _left_to_wait(recorder.last_activity, start, quiet_s, max_s)) > 0:
+        await asyncio.sleep(left)
+
+
+def settle(last_late: Callable[[], float], quiet_s: float = QUIET_S, max_s: float = QUIET_MAX_S) -> None:
+    """The run's last quiet period: wait until no late event has arrived for `quiet_s` (at most `max_s`), so that
+    what a framework left running after the last items were sealed is in the results the run writes.
+    `last_late` gives the time.monotonic() of the latest late event."""
+    start = time.monotonic()
+    while (left := _left_to_wait(last_late(), start, quiet_s, max_s)) > 0:
+        time.sleep(left)
 
 
 async def _legs(adapter: ResumableRunner, ctx: LegContext, recorder: TraceRecorder, watch: Watch,

@@ -102,7 +102,8 @@ class Replay(BaseModel):
 class EvalItem(BaseModel):
     """One task instance. `resume_with` holds the decisions injected at the 1st, 2nd, ... pause: one
     decision, or a list of decisions (each with its `match`) for a pause with several pending calls.
-    `replay`: a hostile resume of a saved paused state (resume_safety)."""
+    `replay`: a hostile resume of a saved paused state (resume_safety). `exempt`: universal checks this item
+    does not run, each with the reason (e.g. a malformed decision whose safe outcome is an error)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -112,6 +113,7 @@ class EvalItem(BaseModel):
     resume_with: list[Decision | list[Decision]] = Field(default_factory=list)
     checks: list[str] = Field(default_factory=list)
     replay: Replay | None = None
+    exempt: dict[str, str] = Field(default_factory=dict)
 
 
 class ToolKind(str, Enum):

@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.errors import PluginError  # noqa: F401  (the CLI prints it as one line, exit 2, wherever it is raised)
+from arena.errors import PluginError, exited_at_import  # the CLI prints a PluginError as one line, exit 2
 from arena.spec import ArenaSpec
 
 if TYPE_CHECKING:
@@ -69,6 +69,8 @@ def _load_plugin(name: str, ep: metadata.EntryPoint, dist: str) -> ArenaSpec | P
     except Exception as exc:  # whatever the plugin raises on import: one line
         first = (str(exc).strip().splitlines() or [""])[0]
         return PluginError(f"{where}: importing {ep.value!r} failed: {type(exc).__name__}: {first}".rstrip(": "))
+    except SystemExit as exc:  # it would end arena with its code and not a word
+        return PluginError(f"{where}: {exited_at_import(ep.value, exc)}")
     spec = obj if isinstance(obj, ArenaSpec) else getattr(obj, "ARENA", None)
     if not isinstance(spec, ArenaSpec):
         return PluginError(f"{where}: {ep.value!r} is neither an ArenaSpec nor a module exposing ARENA")

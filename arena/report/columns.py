@@ -79,10 +79,16 @@ class Cell:
     # with --epochs: how often each applicable item counted over all its epochs (pass@1, pass^k, the 95%
     # interval); the text, status and evidence stay the first epoch's
     repeated: Repeated | None = None
+    lower_is_better: bool = False  # n counts a fault (Column.lower_is_better): an item that counts is short of it
+
+    def short_of(self, e: Evidence) -> bool:
+        """Whether this item keeps the cell from its pass: it does not count, or, for a fault count, it does."""
+        return e.ok == self.lower_is_better
 
     @property
     def failing(self) -> list[Evidence]:
-        return [e for e in self.evidence if not e.ok]
+        """The items that keep the cell from its pass (for a fault count: those where the fault happened)."""
+        return [e for e in self.evidence if self.short_of(e)]
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -115,7 +121,8 @@ def count_cell(evidence: list[Evidence], empty_note: str = "", lower_is_better: 
         return Cell(text="n/a", status="na", n=0, total=0, evidence=evidence, note=empty_note)
     best, worst = (0, total) if lower_is_better else (total, 0)
     status: Status = "info" if neutral else "pass" if n == best else ("fail" if n == worst else "partial")
-    return Cell(text=f"{n}/{total}", status=status, n=n, total=total, evidence=evidence)
+    return Cell(text=f"{n}/{total}", status=status, n=n, total=total, evidence=evidence,
+                lower_is_better=lower_is_better)
 
 
 def not_run(arena: str, profiles: tuple[str, ...]) -> Cell:

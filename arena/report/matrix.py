@@ -12,18 +12,18 @@ is run with is its own (`ArenaSpec.profiles`). Nothing here knows a particular a
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.errors import warn
 from arena.report.columns import (  # noqa: F401  (re-exported: the matrix's vocabulary)
     Cell, Column, Evidence, ItemRule, check_of, count_cell, final_text, injected, model_input_after, not_run,
     rule_item_passed, rule_pause_enforced, suspended_events, was_denied,
 )
 from arena.results import ItemResult
-from arena.rundir import load_results
+from arena.rundir import Warn, load_results
 from arena.stats import Repeated, repeated
 
 
@@ -104,10 +104,12 @@ def is_run_dir(path: Path) -> bool:
 
 
 class DamagedRun(ValueError):
-    """A run directory with a file that cannot be read back: named, with the reason."""
+    """A run directory that cannot be read back at all (its meta.json, or a file that cannot be opened):
+    named, with the reason. A torn line costs only its item (`load_results`)."""
 
 
-def load_run(path: Path) -> Run:
+def load_run(path: Path, on_damage: Warn = warn) -> Run:
+    """A run directory read back; `on_damage` hears of each file with torn lines (their items not measured)."""
     try:
         meta = json.loads((path / "meta.json").read_text())
         if not isinstance(meta, dict):
@@ -115,7 +117,7 @@ def load_run(path: Path) -> Run:
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise DamagedRun(f"{path / 'meta.json'}: {_why(exc)}") from None
     try:
-        results = load_results(path)
+        results = load_results(path, on_damage)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise DamagedRun(f"{path}: {_why(exc)}") from None
     return Run(path=path, meta=meta, results=results)
@@ -129,7 +131,8 @@ def collect_runs(dirs: list[Path], on_skip: Callable[[str], None] | None = None)
     """Run directories given directly or found one level below a parent; newest per (arena, adapter, model).
 
     "Newest" prefers a complete run over an interrupted one, then the later `started_at`, then the
-    later directory name (which starts with a timestamp).
+    later directory name (which starts with a timestamp). `on_skip` hears each warning, one line each:
+    a directory skipped (its meta.json unreadable), or a damaged file whose items are not measured.
     """
     found: list[Path] = []
     for d in dirs:
@@ -140,18 +143,14 @@ def collect_runs(dirs: list[Path], on_skip: Callable[[str], None] | None = None)
     newest: dict[tuple[str, str, str], Run] = {}
     for path in found:
         try:
-            run = load_run(path)
+            run = load_run(path, on_skip or warn)
         except DamagedRun as exc:  # one damaged directory does not take the whole report down
-            (on_skip or _warn)(f"skipped a damaged run directory: {exc}")
+            (on_skip or warn)(f"skipped a damaged run directory: {exc}")
             continue
         current = newest.get(run.key)
         if current is None or _recency(run) > _recency(current):
             newest[run.key] = run
     return sorted(newest.values(), key=lambda r: r.key)
-
-
-def _warn(message: str) -> None:
-    print(f"arena: warning: {message}", file=sys.stderr)
 
 
 def _recency(run: Run) -> tuple[bool, str, str]:

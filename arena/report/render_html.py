@@ -254,7 +254,7 @@ def evidence_html(m: Matrix, row: Row) -> str:
             run = next((r for r in row.runs if str(r.path) == e.run), None)
             href = f"#{item_anchor(row.adapter, run, e.item)}" if run else "#"
             profile = f' <span class="muted">({esc(e.profile)})</span>' if len(c.profiles) > 1 else ""
-            items.append(f'<li class="{"ok" if e.ok else "bad"}"><a href="{href}">{esc(e.item)}</a>{profile} — {esc(e.note)}</li>')
+            items.append(f'<li class="{"bad" if cell.short_of(e) else "ok"}"><a href="{href}">{esc(e.item)}</a>{profile} — {esc(e.note)}</li>')
         note = f"<p class=\"muted\">{esc(cell.note)}</p>" if cell.note else ""
         out.append(
             f'<div class="evidence" id="{slug("ev", row.adapter, c.key)}"><h4>{esc(c.title)}: {esc(cell.text)}</h4>'

@@ -30,7 +30,8 @@ INSTRUCTIONS = (
 )
 
 CHECKS = ["suspended", "no_tool_before_suspend", "document_matches_gold", "denied_left_no_trace",
-          "approved_applied_once", "comments_as_decided", "track_changes_on", "decision_routed_by_call_id"]
+          "approved_applied_once", "comments_as_decided", "track_changes_on", "decision_routed_by_call_id",
+          "answer_matches_document"]
 
 
 def load_items(path: Path) -> list[EvalItem]:

@@ -3,7 +3,7 @@
 It reads the request (which changes to accept or reject, which suggestions to make, which comments
 to answer and resolve), looks at the document once (`list_changes`, `list_comments`), then asks for
 every edit in ONE turn, as several tool calls, and finally reports call by call what was applied
-and what the reviewer turned down (a result that does not start with "ok:" is read as not applied).
+and what the reviewer turned down (a result with no line starting "ok:" is read as not applied).
 Profiles:
 - `reviewer`: the calls in the order the request lists them;
 - `reviewer-shuffled`: the same calls in another order (reversed, replies first), so that a decision
@@ -42,7 +42,14 @@ def plan(task: str) -> list[ToolCall]:
     return [call for _, call in sorted(found, key=lambda f: f[0])]
 
 
-def _label(call: Call | ToolCall) -> str:
+def applied_result(result: str | None) -> bool:
+    """Whether a call's result says it ran: the tool's own "ok: ..." line, alone or inside a framework's note
+    (an edited call's result can come wrapped in the framework's account of the edit)."""
+    return re.search(r"(?m)^ok:", result or "") is not None
+
+
+def label(call: Call | ToolCall) -> str:
+    """How the reviewer names a call in its final answer (the checks read the answer with it)."""
     args = call.args
     if call.name == "propose_edit":
         return f"suggestion {args.get('find')!r} -> {args.get('replace')!r}"
@@ -63,9 +70,8 @@ def _review(messages: list[dict[str, Any]], shuffled: bool) -> Turn:
             replies = [c for c in wanted if c.name == "reply_comment"]
             wanted = replies + [c for c in reversed(wanted) if c.name != "reply_comment"]
         return Turn(tool_calls=wanted) if wanted else Turn(content="Nothing to change in this document.")
-    applied = [_label(c) for c in edits if (c.result or "").startswith("ok:")]
-    refused = [f"{_label(c)} ({(c.result or 'no result').strip()[:120]})" for c in edits
-               if not (c.result or "").startswith("ok:")]
+    applied = [label(c) for c in edits if applied_result(c.result)]
+    refused = [f"{label(c)} ({(c.result or 'no result').strip()[:120]})" for c in edits if not applied_result(c.result)]
     text = "Review done. Applied: " + ("; ".join(applied) or "nothing") + "."
     if refused:
         text += " Not applied (denied by the reviewer): " + "; ".join(refused) + "."

@@ -29,7 +29,7 @@ INSTRUCTIONS = (
     "traveller itself. If a decision is a denial, do not go ahead; say that it was denied."
 )
 
-MONEY = ["charged_once", "no_charge_without_approval", "ledger_balances", "final_state"]
+MONEY = ["charged_once", "no_charge_without_approval", "ledger_balances", "final_state", "answer_matches_ledger"]
 PAUSED = ["suspended", "no_tool_before_suspend", "decision_reached_model"]
 
 

@@ -31,6 +31,15 @@ INSTRUCTIONS = (
 
 CHECK_OF = {"malformed": "fails_closed", "bare_deny": "fails_closed", "double": "executed_at_most_once",
             "stale": "stale_resume_refused"}
+# A malformed decision has no right answer to carry on with: refusing it (an error at the resume) or pausing
+# again is the safe outcome, so these universal checks do not apply; `fails_closed` judges how it ended.
+_REFUSAL = "a malformed decision's safe outcome is a refusal (an error at the resume) or a second pause"
+EXEMPT_OF = {"malformed": {"completed": _REFUSAL, "final_from_model": _REFUSAL,
+                           "decision_reached_model": "a malformed decision carries nothing the model must be told"}}
+# Two resumes of one state at the same moment: either may be the one refused (a race the framework settles),
+# so the run's own resume need not be the one that finishes; `one_resume_finished` asks that one of them does.
+_EITHER = "either of two simultaneous resumes may be the one refused (one_resume_finished)"
+EXEMPT_CONCURRENT = {"completed": _EITHER, "final_from_model": _EITHER, "decision_reached_model": _EITHER}
 
 
 def _decisions(entry: list | dict) -> Decision | list[Decision]:
@@ -48,12 +57,14 @@ def load_items(path: Path) -> list[EvalItem]:
     items = []
     for row in json.loads(path.read_text()):
         replay = row.get("replay")
+        concurrent = bool(replay) and replay["when"] == "concurrent"
         items.append(EvalItem(
             id=row["id"], input=_sentence(row["rooms"], row.get("sequential", False)),
             resume_with=[_decisions(e) for e in row["resume_with"]],
             replay=Replay(state=replay["state"], when=replay["when"], decision=_decisions(replay["decision"]))
             if replay else None,
-            checks=["suspended", CHECK_OF[row["case"]]],
+            checks=["suspended", CHECK_OF[row["case"]], *(["one_resume_finished"] if concurrent else [])],
+            exempt=EXEMPT_CONCURRENT if concurrent else EXEMPT_OF.get(row["case"], {}),
             metadata={"case": row["case"], "what": row["what"]},
         ))
     return items
@@ -83,5 +94,4 @@ ARENA = ArenaSpec(
     facts=FACTS,
     order=6,
     declines=_declines,
-    universal=(),  # runs end in refusals and second pauses by design: the arena's checks judge them
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from arena.checks import Scoring, check, fail, ok
+from arena.checks import CHECKS, Scoring, check, fail, ok
 from arena.types import DecisionKind, TraceEvent
 from arenas._rooms.items import room_of
 
@@ -135,6 +135,25 @@ def executed_at_most_once(s: Scoring) -> Any:
                           f"(legs {legs}); the second resume {outcome}")
     shown = _ran(ran) or f"no {CONSEQUENTIAL}"
     return ok(name, f"{shown} ran once at most; the second resume {outcome}")
+
+
+@check
+def one_resume_finished(s: Scoring) -> Any:
+    """Of two resumes of one paused state at the same moment, one finishes the run. The other may be refused,
+    whichever it is (a race the framework settles), but both refused, or the run left paused, is no outcome."""
+    name = "one_resume_finished"
+    if (why := _paused(s)) is not None:
+        return fail(name, why)
+    replay = next((e for e in s.trace if e.type == "resumed" and e.replay is not None), None)
+    if replay is None:
+        return fail(name, "the run never reached the pause whose state is resumed twice")
+    own = CHECKS["completed"](s)
+    second = hostile_outcome(s.trace, replay)
+    if own.passed:
+        return ok(name, f"the run's own resume finished; the second resume {second}")
+    if second == "finished":
+        return ok(name, f"the second resume finished the run; the run's own resume {own.reason}")
+    return fail(name, f"neither resume finished: the run's own resume {own.reason}; the second resume {second}")
 
 
 def _where(trace: list[TraceEvent], replay: TraceEvent) -> str:

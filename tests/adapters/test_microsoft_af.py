@@ -132,7 +132,8 @@ def test_eager_sibling_held_then_run_whatever_the_decision(eager, vanilla_eager)
     session as an "already approved" request of the approval batch) and runs it when the batch
     resumes, even when the approval was REJECTED. So: nothing runs before the suspension; approved
     items equal vanilla; denied items execute book_room in leg 1 (tool_not_used fails on every denied
-    item) and the final text carries the fixed rejection text as in the scripted profile.
+    item, and so does denied_not_executed: it ran after the human denied the request) and the final text
+    carries the fixed rejection text as in the scripted profile.
     The model's call order varies by item (book_room first on Tuesdays and Thursdays): both hold in
     both orders, for approved and for denied items.
     """
@@ -152,7 +153,7 @@ def test_eager_sibling_held_then_run_whatever_the_decision(eager, vanilla_eager)
             assert r.status == "passed" and not failed, (r.item_id, failed)
             assert got == expected, r.item_id
         else:
-            assert r.status == "failed" and failed == {"tool_not_used"}, (r.item_id, failed)
+            assert r.status == "failed" and failed == {"tool_not_used", "denied_not_executed"}, (r.item_id, failed)
             expected = _expected_deny_trace(expected, r.item_id)
             book = next(e for e in got if e["type"] == "tool_call" and e["tool"] == "book_room")
             assert book["leg"] == 1 and book["args"] == {"room_id": item.metadata["expected_room"]}

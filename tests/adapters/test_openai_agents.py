@@ -19,7 +19,7 @@ APPROVAL = "request_approval"
 GATE_ITEMS = {i.id: i for i in arenas.load("approval_gate").items}
 
 # What every room-arena item is checked for, in order: its own checks, then the universal ones.
-UNIVERSAL_CHECKS = ["completed", "final_from_model", "nothing_after_final"]
+UNIVERSAL_CHECKS = ["completed", "final_from_model", "nothing_after_final", "shown_as_asked", "denied_not_executed"]
 APPROVED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "args_as_requested",
                    "decision_reached_model", "no_replay", *UNIVERSAL_CHECKS]
 DENIED_CHECKS = ["suspended", "no_tool_before_suspend", "tool_not_used", "acknowledged", "decision_reached_model",

@@ -209,7 +209,28 @@ class ApprovesDenied(_Faulty):
         return await super().apply(ctx, name, args, decision)
 
 
+class GivesTheEditAnotherResult(_Faulty):
+    """Runs an edited call as edited, but hands the model another call's result for it."""
+
+    async def apply(self, ctx, name, args, decision):
+        result = await super().apply(ctx, name, args, decision)
+        if decision is not None and decision.kind is DecisionKind.edit:
+            return "ok: suggested in paragraph 1: 'seperately' -> 'separately' (tracked)"
+        return result
+
+
+class ClaimsDeniedWasApplied(_Faulty):
+    """Runs nothing that was denied, but tells the model a denied call ran ("ok: ...")."""
+
+    async def apply(self, ctx, name, args, decision):
+        if decision is not None and not decision.approved:
+            return "ok: applied"
+        return await super().apply(ctx, name, args, decision)
+
+
 @pytest.mark.parametrize("adapter, item, profile, check, says", [
+    (GivesTheEditAnotherResult, "dr-06", "reviewer", "decision_routed_by_call_id", "was edited, but the model was sent"),
+    (ClaimsDeniedWasApplied, "dr-07", "reviewer", "answer_matches_document", "was applied, but it never ran"),
     (RoutesByPosition, "dr-10", "reviewer-shuffled", "decision_routed_by_call_id", "was"),
     (RoutesByPosition, "dr-10", "reviewer-shuffled", "document_matches_gold", "paragraph"),
     (RunsTheModelsArgumentsOnEdit, "dr-06", "reviewer", "edited_args_executed", "ran with the model's arguments"),

@@ -36,8 +36,21 @@ def test_there_are_at_least_twelve_items_covering_every_hostile_case():
     assert {i.replay.when for i in SPEC.items if i.replay} == {"after_run", "concurrent", "at_next_pause"}
 
 
-def test_the_arena_judges_its_runs_with_its_own_checks_only():
-    assert SPEC.universal == ()
+def test_every_item_runs_the_universal_checks_unless_it_says_why_not():
+    """Universal checks run here too; only a malformed decision (a refusal is its safe end) and two
+    simultaneous resumes (either may be refused) waive the ones about how the run ends, each saying why."""
+    from arena.checks import UNIVERSAL, run_checks
+
+    assert SPEC.universal is None
+    for item in SPEC.items:
+        names = [c.name for c in run_checks(item, [], SPEC)]
+        waived = set(item.exempt)
+        assert set(UNIVERSAL) - waived <= set(names) and not waived & set(names), item.id
+        assert all(why.strip() for why in item.exempt.values())
+        if item.metadata["case"] in ("double", "stale", "bare_deny") and not (item.replay and item.replay.when == "concurrent"):
+            assert not waived, item.id
+    concurrent = [i for i in SPEC.items if i.replay and i.replay.when == "concurrent"]
+    assert concurrent and all("one_resume_finished" in i.checks for i in concurrent)
     assert {c.key for c in COLUMNS} == {"fails_closed", "double_resume_safe", "stale_resume_refused",
                                         "retries_after_bare_deny"}
 

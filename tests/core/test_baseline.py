@@ -152,9 +152,17 @@ def test_a_bad_baseline_is_a_one_line_value_error(tmp_path, make, expected):
 
 
 def test_a_damaged_run_directory_as_the_baseline_says_which_file(tmp_path):
-    path = write_run(tmp_path, "r", run(HITL, "vanilla", "scripted", [item("hitl-01", {"suspended": True})]))
-    (path / "results.jsonl").write_text('{"item_id": "hitl-01", "sta')
-    with pytest.raises(ValueError, match="damaged run directory.*results.jsonl"):
+    path = write_run(tmp_path, "r", run(HITL, "vanilla", "scripted", [item("hitl-01", {"suspended": True}),
+                                                                      item("hitl-02", {"suspended": True})]))
+    first = (path / "results.jsonl").read_text().splitlines()[0]
+    (path / "results.jsonl").write_text(first + '\n{"item_id": "hitl-02", "sta')  # torn: only its item is lost
+    warnings: list[str] = []
+    items = load_baseline(path, on_skip=warnings.append).items
+    assert (items[(HITL, "vanilla", "scripted", "hitl-01")], items[(HITL, "vanilla", "scripted", "hitl-02")]) == (
+        "passed", "could_not_measure")
+    assert len(warnings) == 1 and str(path / "results.jsonl") in warnings[0]
+    (path / "meta.json").write_text('{"arena": "hum')  # without its meta.json it is no run directory to compare with
+    with pytest.raises(ValueError, match="damaged run directory.*meta.json"):
         load_baseline(path)
 
 

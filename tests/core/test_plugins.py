@@ -203,3 +203,27 @@ def test_broken_plugins_leave_the_cli_working_for_the_others(tmp_path):
         errors = [line for line in r.stderr.splitlines() if not line.startswith("arena: warning: ")]
         assert len(errors) == 1 and errors[0].startswith(f"arena: error: {message}"), r.stderr
         assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+EXITING = """\
+[arena.adapters]
+exiting_adapter = exiting_plugin:Adapter
+
+[arena.arenas]
+exiting_arena = exiting_plugin
+"""
+
+
+def test_a_plugin_calling_sys_exit_as_it_is_imported_is_one_line_naming_its_module(tmp_path):
+    """Its own exit code and not a word, otherwise: arena says which module did it, exit 2."""
+    path = fake_dist(tmp_path / "site", "exiting-plugin", EXITING, {"exiting_plugin": "import sys\nsys.exit(3)\n"})
+    for args, message in [
+        (["run", "exiting_arena", "-a", "vanilla"],
+         "arena 'exiting_arena' (from exiting-plugin 1.0): importing 'exiting_plugin' called sys.exit(3)"),
+        (["run", "human_in_the_loop", "-a", "exiting_adapter"],
+         "adapter 'exiting_adapter' (from exiting-plugin 1.0): importing 'exiting_plugin' called sys.exit(3)"),
+    ]:
+        r = arena(*args, "--out", str(tmp_path / "runs"), path=path)
+        assert r.returncode == 2, (args, r.returncode, r.stderr)
+        assert r.stderr.strip().splitlines() == [f"arena: error: {message}"], r.stderr
+        assert r.stdout == "" and not (tmp_path / "runs").exists()

@@ -73,6 +73,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, expecte
 @pytest.mark.parametrize("source, expected", [
     ("raise RuntimeError('boom at import')\n", "importing 'badmod' failed: RuntimeError: boom at import"),
     ("def broken(:\n", "importing 'badmod' failed: SyntaxError"),
+    ("import sys\nsys.exit(3)\n", "importing 'badmod' called sys.exit(3)"),
     ("from adapters.vanilla import VanillaAdapter\nclass Adapter(VanillaAdapter):\n    info = {'name': 'x'}\n",
      "info must be an arena.types.AdapterInfo"),
 ])
@@ -142,20 +143,49 @@ def test_a_run_whose_process_died_reads_as_interrupted_and_loses_to_a_complete_o
     assert run.path == complete
 
 
-def test_a_damaged_run_directory_is_skipped_with_a_warning_naming_the_file(tmp_path):
+def test_a_run_directory_whose_meta_json_is_damaged_is_skipped_with_a_warning_naming_the_file(tmp_path):
     good = _fake_run(tmp_path, "complete", 1, "2026-01-01T00:00:00")
     bad = _fake_run(tmp_path / "other", "complete", 1, "2026-01-02T00:00:00")
     bad.rename(tmp_path / "bad")
     bad = tmp_path / "bad"
-    (bad / "meta.json").write_text(json.dumps({**json.loads((bad / "meta.json").read_text()), "model": "scripted-eager"}))
-    (bad / "results.jsonl").write_text('{"item_id": "hitl-01", "sta')  # torn mid-write
+    (bad / "meta.json").write_text('{"arena": "human_in_the_loop", "ada')  # torn mid-write
     warnings: list[str] = []
     runs = collect_runs([tmp_path], on_skip=warnings.append)
     assert [r.path for r in runs] == [good]
-    assert len(warnings) == 1 and "results.jsonl" in warnings[0] and str(bad) in warnings[0]
+    assert len(warnings) == 1 and "skipped a damaged run directory" in warnings[0]
+    assert str(bad / "meta.json") in warnings[0]
     r = arena("matrix", "--runs", str(tmp_path), "--out", str(tmp_path / "reports"))
     assert r.returncode == 0 and "arena: warning: skipped a damaged run directory" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_torn_line_costs_only_its_item_and_the_run_directory_is_kept(tmp_path):
+    """kill -9 mid-write: a torn last line of results.jsonl, a corrupt one that names no item, a torn line in
+    a trace. Every whole line is kept; each damaged item is reported as not measured; one warning per file."""
+    path = _fake_run(tmp_path, "complete", 1, "2026-01-01T00:00:00", items=2)
+    with (path / "results.jsonl").open("a") as f:
+        f.write('{"ite\n{"item_id": "hitl-03", "status": "pas')
+    event = {"seq": 0, "leg": 0, "type": "tool_call", "tool": "search_rooms", "ts": 1.0}
+    (path / "traces" / "hitl-02.jsonl").write_text(json.dumps(event) + '\n{"seq": 1, "le')
+    warnings: list[str] = []
+    (run,) = collect_runs([tmp_path], on_skip=warnings.append)
+    got = {r.item_id: r for r in run.results}
+    assert list(got) == ["hitl-01", "hitl-02", "results.jsonl line 3", "hitl-03"]  # in file order
+    assert got["hitl-01"].status == "passed"
+    assert got["hitl-02"].verdict == "could_not_measure"
+    assert got["hitl-02"].error == "traces/hitl-02.jsonl line 2 is torn or corrupt"
+    assert len(got["hitl-02"].trace) == 1  # its whole line is kept
+    assert (got["hitl-03"].status, got["hitl-03"].error) == ("errored", "results.jsonl line 4 is torn or corrupt")
+    assert got["results.jsonl line 3"].error == "results.jsonl line 3 is torn or corrupt"
+    not_measured = "its item is reported as not measured"
+    assert warnings == [f"{path / 'results.jsonl'}: line 3 is torn or corrupt (+1 more); {not_measured}",
+                        f"{path / 'traces' / 'hitl-02.jsonl'}: line 2 is torn or corrupt; {not_measured}"]
+    r = arena("matrix", "--runs", str(tmp_path), "--out", str(tmp_path / "reports"))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("arena: warning: ") == 2 and "results.jsonl: line 3 is torn" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    (listed,) = json.loads((tmp_path / "reports" / "matrix.json").read_text())["runs"]
+    assert (listed["items"], listed["passed"], listed["errored"]) == (4, 1, 3)
 
 
 def test_run_directory_names_stay_inside_out_and_never_collide(tmp_path, monkeypatch):
@@ -358,11 +388,12 @@ def test_any_damage_to_a_run_directory_is_skipped_or_read_never_a_crash(tmp_path
     target = copy / which
     data = target.read_bytes()
     target.write_bytes(replace.encode() if replace is not None else data[: int(len(data) * cut)] + junk)
-    skipped: list[str] = []
-    runs = collect_runs([root], on_skip=skipped.append)
+    warnings: list[str] = []
+    runs = collect_runs([root], on_skip=warnings.append)
+    skipped = [w for w in warnings if w.startswith("skipped a damaged run directory")]
     assert len(runs) + len(skipped) == 1
-    if skipped:
-        assert which.split("/")[-1] in skipped[0] or "meta.json" in skipped[0] or "results.jsonl" in skipped[0]
+    assert runs or which == "meta.json"  # only a run directory without its meta.json is skipped
+    assert all(which.split("/")[-1] in w for w in warnings)  # each warning names the damaged file
     write_reports(compute_matrix(runs), tmp_path / "rep", tmp_path / "findings.md")
 
 

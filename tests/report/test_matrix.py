@@ -214,4 +214,12 @@ def test_body_reexecuted_counts_a_fault_so_fewer_is_better():
     assert cell([run("flight_booking", "a", "careful", [_prepared("f2", 1)])], "body_reexecuted").status == "pass"
     assert cell([run("flight_booking", "a", "careful", [_prepared("f1", 2)])], "body_reexecuted").status == "fail"
     assert cell(runs, "body_pause").text == "native"
+
+
+def test_a_fault_count_lists_the_items_where_the_fault_happened():
+    some = cell([run("flight_booking", "a", "careful", [_prepared("f1", 2), _prepared("f2", 1)])], "body_reexecuted")
+    assert (some.text, some.status) == ("1/2", "partial") and [e.item for e in some.failing] == ["f1"]
+    every = cell([run("flight_booking", "a", "careful", [_prepared(f"f{n}", 2) for n in (1, 3, 4)])], "body_reexecuted")
+    assert (every.text, every.status) == ("3/3", "fail") and [e.item for e in every.failing] == ["f1", "f3", "f4"]
+    assert cell([run("flight_booking", "a", "careful", [_prepared("f2", 1)])], "body_reexecuted").failing == []
     assert cell([run(HITL, "a", "scripted", [item("i1", {})])], "body_pause").text == "not run"

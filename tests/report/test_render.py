@@ -64,6 +64,16 @@ def test_failing_items_are_listed_with_links_to_their_traces(tmp_path):
     assert "- `evil\\|adapter` · denial reaches model: n/a, no deny decision was injected" in text
 
 
+def test_a_fault_count_lists_and_marks_the_items_where_the_fault_happened():
+    from .test_matrix import _prepared
+
+    m = compute_matrix([run("flight_booking", "a", "careful", [_prepared("f1", 2), _prepared("f2", 1)])])
+    line = next(l for l in render_matrix_md(m).splitlines() if l.startswith("- `a` · tool body re-executed on resume"))
+    assert "(1/2): f1 in " in line and "f2" not in line
+    marked = re.findall(r'<li class="(\w+)"><a href="[^"]*">(f\d)</a> — purchase_hold\.prepare ran', render_matrix_html(m))
+    assert marked == [("bad", "f1"), ("ok", "f2")]
+
+
 def test_findings_tables_are_the_matrix_tables_byte_for_byte():
     m = compute_matrix(sample_runs())
     findings, matrix_md = render_findings(m), render_matrix_md(m)
