@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from arena.observed import (
     Shown,
-    answer_text, calls_after_resume, decision_in, describe, last_answer, model_calls, new_input,
+    answer_text, asked_calls, calls_after_resume, decision_in, describe, last_answer, model_calls, new_input,
     read_pauses, requesting_call, shown_requests, squash, window,
 )
 from arena.spec import ArenaSpec
@@ -95,8 +95,8 @@ def _shown(s: Scoring) -> Shown:
     return read_pauses(s.events, set(s.arena.pause_tools), {t.name for t in s.arena.tools if t.body_pause})
 
 
-def _final_answer(s: Scoring) -> str | None:
-    """The model's last observed answer in words (never the adapter's final text)."""
+def final_answer(s: Scoring) -> str | None:
+    """The model's last observed answer in words (never the adapter's final text); for arenas' checks too."""
     last = last_answer(s.events)
     return answer_text(last, s.arena_tools) if last is not None else None
 
@@ -271,7 +271,7 @@ def acknowledged(s: Scoring) -> CheckResult:
     name = "acknowledged"
     if not [e for e in s.events if e.type == "final"]:
         return fail(name, "the run produced no final answer")
-    text = _final_answer(s)
+    text = final_answer(s)
     if text is None:
         return fail(name, "the model gave no final answer in words")
     if s.arena.ack_regex.search(text):
@@ -376,8 +376,7 @@ def _denied_calls(resumed: TraceEvent, pause: TraceEvent, shown: list[dict] | No
         if shown:
             return [(str(c.get("name")), c.get("args") or {}) for c in shown]
         return [(r["tool"], r.get("args") or {}) for r in shown_requests(pause) if r.get("tool")]
-    asked = {str(c.get("id")): (str(c.get("name")), c.get("args") or {})
-             for e in model_calls(trace) if e.seq < resumed.seq for c in (e.response or {}).get("tool_calls") or []}
+    asked = asked_calls(e for e in trace if e.seq < resumed.seq)
     return [asked[str(d.call_id)] for d in resumed.decisions or []
             if d.kind is DecisionKind.deny and str(d.call_id) in asked]
 
@@ -457,7 +456,7 @@ def state_survived(s: Scoring) -> CheckResult:
         if chosen in acted:
             return ok(name, f"acted on {chosen}, chosen before the pause")
         return fail(name, f"after the resume it acted on {acted or 'nothing'}, not {chosen}")
-    final = _final_answer(s)
+    final = final_answer(s)
     if final and chosen in final:
         return ok(name, f"the model's last answer declines {chosen}, chosen before the pause")
     return fail(name, f"the resumed run no longer refers to {chosen}")

@@ -119,6 +119,12 @@ def describe(event: TraceEvent) -> str:
     return event.type
 
 
+def asked_calls(trace: Iterable[TraceEvent]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """call id -> (tool, arguments) of every call the model asked for, as the gateway recorded it."""
+    return {str(c.get("id")): (str(c.get("name")), c.get("args") or {})
+            for e in model_calls(trace) for c in (e.response or {}).get("tool_calls") or []}
+
+
 def _tool_results(event: TraceEvent) -> set[str]:
     """Ids of the calls whose results the model was sent for the first time in this request."""
     return {str(m["tool_call_id"]) for m in (event.request or {}).get("new") or []

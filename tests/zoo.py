@@ -432,17 +432,23 @@ class ShowsAnotherAmount(VanillaAdapter):
         return self._cheaper(await super().resume(state, decision, ctx))
 
 
-class ShowsFirstPauseAgain(VanillaAdapter):
-    """At every pause after the first, shows the human the first pause's request again."""
+class _RemembersFirstPause(VanillaAdapter):
+    """Keeps what its first pause showed the human."""
+
+    _first: list[PendingRequest] = []
 
     async def start(self, ctx: LegContext) -> LegResult:
         result = await super().start(ctx)
-        self._first = result.pending
+        self._first = result.all_pending
         return result
+
+
+class ShowsFirstPauseAgain(_RemembersFirstPause):
+    """At every pause after the first, shows the human the first pause's request again."""
 
     async def resume(self, state, decision, ctx: LegContext) -> LegResult:
         result = await super().resume(state, decision, ctx)
-        if result.status == "suspended" and self._first is not None:
+        if result.status == "suspended" and self._first:
             return LegResult.suspended(self._first, result.state)
         return result
 
@@ -486,17 +492,12 @@ class RunsDeniedCall(VanillaAdapter):
         return await super().resume(state, decision, ctx)
 
 
-class PausesAgainOnResume(VanillaAdapter):
+class PausesAgainOnResume(_RemembersFirstPause):
     """Every resume comes back paused on the same call: the run never finishes."""
-
-    async def start(self, ctx: LegContext) -> LegResult:
-        result = await super().start(ctx)
-        self._pending = result.all_pending
-        return result
 
     async def resume(self, state, decision, ctx: LegContext) -> LegResult:
         await asyncio.sleep(0)
-        return LegResult.suspended(self._pending, state)
+        return LegResult.suspended(self._first, state)
 
 
 class _Rewrites:

@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from arena.checks import CheckResult, Scoring, check, fail, ok
+from arena.checks import CheckResult, Scoring, check, fail, final_answer, ok
 from arena.model.script import ToolCall
-from arena.observed import DENIAL_RE, answer_text, last_answer, model_calls, squash
+from arena.observed import DENIAL_RE, asked_calls, model_calls, squash
 from arena.types import Decision, DecisionKind, EvalItem, TraceEvent
 from arenas.doc_review import document, policy
 from arenas.doc_review.tools import DocumentBackend
@@ -200,15 +200,6 @@ def _results_after(s: Scoring, resumed: TraceEvent) -> dict[str, str]:
     return results
 
 
-def _asked_args(s: Scoring, call_id: str) -> tuple[str, dict[str, Any]] | None:
-    """The tool and arguments the model gave the call with this id (the gateway's record)."""
-    for e in model_calls(s.events):
-        for c in (e.response or {}).get("tool_calls") or []:
-            if str(c.get("id")) == call_id:
-                return str(c.get("name")), c.get("args") or {}
-    return None
-
-
 def _carries(text: str, result: str) -> bool:
     """Whether the text the model was sent holds this tool result (as it is, or JSON-escaped by a framework)."""
     got = squash(text)
@@ -224,6 +215,7 @@ def decision_routed_by_call_id(s: Scoring) -> CheckResult:
     resumed = [e for e in s.events if e.type == "resumed" and e.decisions and e.replay is None]
     if not resumed:
         return fail(name, "no pause with several decisions was resumed")
+    model_asked = asked_calls(s.events)
     for event in resumed:
         results = _results_after(s, event)
         executed = [e for e in _executed(s) if e.seq > event.seq]
@@ -238,7 +230,7 @@ def decision_routed_by_call_id(s: Scoring) -> CheckResult:
                 if "ok:" in text or not (DENIAL_RE.search(text) or squash(d.text) in squash(text)):
                     return fail(name, f"call {d.call_id} ({what}) was denied, but its result reads {text[:80]!r}")
                 continue
-            asked = _asked_args(s, d.call_id)
+            asked = model_asked.get(d.call_id)
             if asked is None:
                 return fail(name, f"call {d.call_id} ({what}) is not a call the model made")
             tool, args = asked[0], d.args if d.kind is DecisionKind.edit and d.args is not None else asked[1]
@@ -281,8 +273,7 @@ def answer_matches_document(s: Scoring) -> CheckResult:
     (the tool log's "ok:" result), and a call it says was not applied did not. Read with the reviewer's own
     names for its calls; a call the answer does not name is not judged."""
     name = "answer_matches_document"
-    last = last_answer(s.events)
-    said = answer_text(last, s.arena_tools) if last is not None else None
+    said = final_answer(s)
     if said is None:
         return ok(name, "the model gave no final answer in words, so it claims nothing")
     parts = re.split(r"(?i)\bnot applied\b", said, maxsplit=1)
