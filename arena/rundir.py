@@ -12,7 +12,9 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -60,25 +62,34 @@ def safe_part(name: str, limit: int = 60) -> str:
 
 class RunDir:
     def __init__(self, root: Path, arena: str, adapter: str, model: str, meta: dict[str, Any]):
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        base = "-".join(safe_part(p) for p in (arena, adapter, model))
-        for _ in range(20):  # two runs starting in the same second get different names
-            self.path = root / f"{stamp}-{base}-{secrets.token_hex(2)}"
-            try:
-                (self.path / "traces").mkdir(parents=True, exist_ok=False)
-                break
-            except FileExistsError:
-                continue
-        else:
-            raise FileExistsError(f"no free run directory name under {root}")
         self.meta = {**meta, "arena": arena, "adapter": adapter, "model": model, "git_commit": git_commit(),
                      "started_at": _now(), "ended_at": None, "status": "running", "pid": os.getpid(),
                      "pid_start": procs.start_time(os.getpid())}
-        _OPEN.add(self)
         self._late_lock = threading.Lock()
         self.last_late = 0.0  # time.monotonic() of the last late event (what the run's last quiet period waits on)
-        (self.path / "results.jsonl").touch()  # a run directory from its first moment, even with no result yet
+        self.path = self._create(root, "-".join(safe_part(p) for p in (arena, adapter, model)))
+        _OPEN.add(self)
+
+    def _create(self, root: Path, base: str) -> Path:
+        """The run directory appears whole (meta.json, an empty results.jsonl, traces/) or not at all: it is
+        built under a hidden name and renamed into place, so a run killed at any moment never leaves a
+        directory that readers (the matrix, --resume) would take for a run without its meta.json."""
+        root.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        staged = Path(tempfile.mkdtemp(prefix=f".{stamp}-{base}-", suffix=".staged", dir=root))
+        (staged / "traces").mkdir()
+        (staged / "results.jsonl").touch()
+        self.path = staged
         self._write_meta()
+        for _ in range(20):  # two runs starting in the same second get different names
+            final = root / f"{stamp}-{base}-{secrets.token_hex(2)}"
+            try:  # a rename never replaces a run directory: a directory that exists is not empty
+                staged.rename(final)
+                return final
+            except OSError:
+                continue
+        shutil.rmtree(staged, ignore_errors=True)
+        raise FileExistsError(f"no free run directory name under {root}")
 
     @classmethod
     def reopen(cls, path: Path) -> tuple[RunDir, list[ItemResult]]:

@@ -139,7 +139,8 @@ def collect_runs(dirs: list[Path], on_skip: Callable[[str], None] | None = None)
         if is_run_dir(d):
             found.append(d)
         elif d.is_dir():
-            found.extend(sorted(p for p in d.iterdir() if p.is_dir() and is_run_dir(p)))
+            # a hidden one is a run directory still being created (arena/rundir.py), never a run
+            found.extend(sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith(".") and is_run_dir(p)))
     newest: dict[tuple[str, str, str], Run] = {}
     for path in found:
         try:

@@ -202,6 +202,32 @@ def test_run_directory_names_stay_inside_out_and_never_collide(tmp_path, monkeyp
     assert first.path != second.path and second.path.name.endswith("-bbbb")
 
 
+def test_a_run_directory_appears_whole_and_a_half_made_one_is_no_run(tmp_path, monkeypatch):
+    """A run killed while its directory is being made leaves, at worst, a hidden staged directory; the
+    visible one only ever appears with its meta.json (CI once caught a directory without it)."""
+    import arena.rundir as rundir
+
+    seen = []
+    real_rename = Path.rename
+    monkeypatch.setattr(Path, "rename", lambda self, to: (seen.append(sorted(p.name for p in self.iterdir())),
+                                                            real_rename(self, to))[1])
+    run = RunDir(tmp_path, "a", "b", "c", {})
+    assert seen == [["meta.json", "results.jsonl", "traces"]]  # complete before it gets its name
+    assert [p.name for p in tmp_path.iterdir()] == [run.path.name] and not run.path.name.startswith(".")
+    # a staged directory left by a kill just before its rename: readers skip it
+    staged = tmp_path / ".20260101-000000-a-b-c-x.staged"
+    real_rename(run.path, staged)
+    from arena.report.matrix import collect_runs
+
+    assert collect_runs([tmp_path]) == []
+    monkeypatch.setattr(rundir.secrets, "token_hex", lambda n: "aaaa")
+    monkeypatch.setattr(rundir.time, "strftime", lambda fmt: "20260101-000000")
+    RunDir(tmp_path, "a", "b", "c", {})
+    with pytest.raises(FileExistsError):  # the name is taken (20 tries): no run directory is replaced
+        RunDir(tmp_path, "a", "b", "c", {})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [staged.name, "20260101-000000-a-b-c-aaaa"]
+
+
 def test_items_that_could_not_be_measured_exit_3(tmp_path):
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-not-used"}
     r = arena("run", "human_in_the_loop", "-a", "vanilla", "--item", "hitl-01", "--model", "openai/gpt-x",
@@ -315,7 +341,8 @@ def test_kill_9_at_random_points_then_resume_gives_the_uninterrupted_run(tmp_pat
         time.sleep(rng.uniform(0.4, 2.5))
         proc.kill()
         proc.wait()
-        runs = list(out.iterdir()) if out.exists() else []
+        # a hidden directory is one killed while it was being created (it is no run: readers skip it)
+        runs = [p for p in out.iterdir() if not p.name.startswith(".")] if out.exists() else []
         if not runs:  # killed before the run directory existed: nothing to resume
             continue
         (run_dir,) = runs
