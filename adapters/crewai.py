@@ -43,6 +43,7 @@ from arena.tools.box import parse_args
 from arena.types import (
     AdapterInfo,
     Capabilities,
+    Channel,
     Decision,
     LegContext,
     LegResult,
@@ -230,6 +231,8 @@ class _Runtime:
 
 
 class CrewAIAdapter:
+    order = 70  # where it stands in `arena list` and the reports (lower first)
+    environment = "isolated"  # crewai needs openai<3: it runs in a worker in an environment of its own
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = (
         "crewai",
@@ -243,21 +246,26 @@ class CrewAIAdapter:
     info = AdapterInfo(
         name="crewai",
         framework="crewai",
-        pause_mechanism=(
-            "Flow step with @human_feedback(provider=...) raising HumanFeedbackPending after the agent's "
-            "result_as_answer approval tool ends its turn; SQLiteFlowPersistence; "
-            "Flow.from_pending(flow_id).resume_async(feedback)"
-        ),
-        pause_kind="native",
-        capabilities=Capabilities(
-            deny_reason=True,
-            approve_note=True,
-            free_text=True,
-            notes=(
-                "the flow's feedback is free text; the listener hands decision.as_text() to the model as the "
-                "approval call's tool result. CrewAI runs a turn's tool calls in order and stops at the "
-                "result_as_answer approval tool: later siblings never run and are reported to the model as "
-                "not executed"
+        channels=(
+            Channel(
+                name="ask",
+                kind="native",
+                mechanism=(
+                    "Flow step with @human_feedback(provider=...) raising HumanFeedbackPending after the agent's "
+                    "result_as_answer approval tool ends its turn; SQLiteFlowPersistence; "
+                    "Flow.from_pending(flow_id).resume_async(feedback)"
+                ),
+                carries=Capabilities(
+                    deny_reason=True,
+                    approve_note=True,
+                    free_text=True,
+                    notes=(
+                        "the flow's feedback is free text; the listener hands decision.as_text() to the model as the "
+                        "approval call's tool result. CrewAI runs a turn's tool calls in order and stops at the "
+                        "result_as_answer approval tool: later siblings never run and are reported to the model as "
+                        "not executed"
+                    ),
+                ),
             ),
         ),
     )

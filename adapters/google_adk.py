@@ -64,6 +64,7 @@ from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
     Capabilities,
+    Channel,
     Decision,
     DecisionKind,
     DecisionSet,
@@ -214,6 +215,10 @@ class _ADKBase(ABC):
     adapters: ADK's only tool-level gate, `FunctionTool(require_confirmation=True)` around the one
     harness call, paused as `adk_request_confirmation` and answered with a ToolConfirmation.
     """
+
+    requires = ("litellm",)  # ADK's LiteLlm: its model client
+    # LiteLLM keeps one process-wide logging worker bound to an event loop: items run one at a time
+    concurrent = False
 
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = (
@@ -485,36 +490,42 @@ MULTI_CALL_MECHANISM = (
     "one adk_request_confirmation per gated call of the turn on one event (args.originalFunctionCall.id); "
     "answered with one ToolConfirmation FunctionResponse per call in one message"
 )
+# the channels both ADK adapters have besides their approval tool's pause
+GATE_CHANNELS = (
+    Channel(name="tool_gate", kind="native", mechanism=TOOL_GATE_MECHANISM, carries=GATE_CAPABILITIES),
+    Channel(name="body_pause", kind="native", mechanism=BODY_PAUSE_MECHANISM),
+    Channel(name="multi_call", kind="native", mechanism=MULTI_CALL_MECHANISM),
+)
 
 
 class GoogleADKAdapter(_ADKBase):
+    order = 60
     info = AdapterInfo(
         name="google_adk",
         framework="google-adk",
-        pause_mechanism=(
-            "LongRunningFunctionTool on the approval tool (body returns None: no interim response) in an "
-            "App with ResumabilityConfig(is_resumable=True); SqliteSessionService; resumed with a "
-            "FunctionResponse for the same call id via Runner.run_async(invocation_id=...)"
-        ),
-        pause_kind="native",
-        tool_gate="native",
-        tool_gate_mechanism=TOOL_GATE_MECHANISM,
-        gate_capabilities=GATE_CAPABILITIES,
-        multi_call="native",
-        multi_call_mechanism=MULTI_CALL_MECHANISM,
-        body_pause="native",
-        body_pause_mechanism=BODY_PAUSE_MECHANISM,
-        capabilities=Capabilities(
-            deny_reason=True,
-            approve_note=True,
-            free_text=True,
-            notes=(
-                "The decision is the long-running call's FunctionResponse, {'result': decision.as_text()}, "
-                "so notes, reasons and answers all reach the model as request_approval's result. The pause "
-                "holds only with a None-returning function and a resumable App: a function returning a "
-                "pending status lets ADK call the model again at once, and a non-resumable App goes on "
-                "after a sibling call's response. " + TOOL_GATE_NOTES
+        channels=(
+            Channel(
+                name="ask",
+                kind="native",
+                mechanism=(
+                    "LongRunningFunctionTool on the approval tool (body returns None: no interim response) in an "
+                    "App with ResumabilityConfig(is_resumable=True); SqliteSessionService; resumed with a "
+                    "FunctionResponse for the same call id via Runner.run_async(invocation_id=...)"
+                ),
+                carries=Capabilities(
+                    deny_reason=True,
+                    approve_note=True,
+                    free_text=True,
+                    notes=(
+                        "The decision is the long-running call's FunctionResponse, {'result': decision.as_text()}, "
+                        "so notes, reasons and answers all reach the model as request_approval's result. The pause "
+                        "holds only with a None-returning function and a resumable App: a function returning a "
+                        "pending status lets ADK call the model again at once, and a non-resumable App goes on "
+                        "after a sibling call's response. " + TOOL_GATE_NOTES
+                    ),
+                ),
             ),
+            *GATE_CHANNELS,
         ),
     )
 
@@ -545,32 +556,32 @@ class GoogleADKAdapter(_ADKBase):
 
 
 class GoogleADKConfirmAdapter(_ADKBase):
+    order = 61
     info = AdapterInfo(
         name="google_adk_confirm",
         framework="google-adk",
-        pause_mechanism=(
-            "FunctionTool(require_confirmation=True) on the approval tool: adk_request_confirmation "
-            "(long-running) in a resumable App; SqliteSessionService; answered with a ToolConfirmation "
-            "FunctionResponse via Runner.run_async(invocation_id=...)"
-        ),
-        pause_kind="native",
-        tool_gate="native",
-        tool_gate_mechanism=TOOL_GATE_MECHANISM,
-        gate_capabilities=GATE_CAPABILITIES,
-        multi_call="native",
-        multi_call_mechanism=MULTI_CALL_MECHANISM,
-        body_pause="native",
-        body_pause_mechanism=BODY_PAUSE_MECHANISM,
-        capabilities=Capabilities(
-            deny_reason=False,
-            approve_note=True,
-            free_text=True,
-            notes=(
-                "A ToolConfirmation is confirmed True/False plus a payload. Confirmed: ADK runs the "
-                "adapter-owned request_approval body, which returns the payload (decision.as_text()), so "
-                "notes and answers reach the model. Rejected: ADK does not run the body and writes its own "
-                f"fixed result {REJECTED_RESULT!r}; the reason sent in the payload is dropped. " + TOOL_GATE_NOTES
+        channels=(
+            Channel(
+                name="ask",
+                kind="native",
+                mechanism=(
+                    "FunctionTool(require_confirmation=True) on the approval tool: adk_request_confirmation "
+                    "(long-running) in a resumable App; SqliteSessionService; answered with a ToolConfirmation "
+                    "FunctionResponse via Runner.run_async(invocation_id=...)"
+                ),
+                carries=Capabilities(
+                    deny_reason=False,
+                    approve_note=True,
+                    free_text=True,
+                    notes=(
+                        "A ToolConfirmation is confirmed True/False plus a payload. Confirmed: ADK runs the "
+                        "adapter-owned request_approval body, which returns the payload (decision.as_text()), so "
+                        "notes and answers reach the model. Rejected: ADK does not run the body and writes its own "
+                        f"fixed result {REJECTED_RESULT!r}; the reason sent in the payload is dropped. " + TOOL_GATE_NOTES
+                    ),
+                ),
             ),
+            *GATE_CHANNELS,
         ),
     )
 

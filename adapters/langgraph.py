@@ -35,11 +35,12 @@ import os
 import uuid
 from typing import Any
 
-from adapters._http import async_client
+from arena.http import async_client
 from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
     Capabilities,
+    Channel,
     Decision,
     DecisionKind,
     DecisionSet,
@@ -55,6 +56,8 @@ RECURSION_LIMIT = 50
 
 
 class LangGraphAdapter:
+    order = 20  # where it stands in `arena list` and the reports (lower first)
+    requires = ("langchain", "langchain-openai", "langgraph-checkpoint-sqlite")  # installed besides the framework
     interrupt_mode = "batched"  # HumanInTheLoopMiddleware's mode for gated tools
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = (
@@ -74,40 +77,54 @@ class LangGraphAdapter:
     info = AdapterInfo(
         name="langgraph",
         framework="langgraph",
-        pause_mechanism=(
-            "langgraph.types.interrupt() in the approval tool of langchain.agents.create_agent; "
-            "AsyncSqliteSaver checkpoint; resumed with Command(resume=decision)"
-        ),
-        pause_kind="native",
-        tool_gate="native",
-        tool_gate_mechanism=(
-            "langchain.agents.middleware.HumanInTheLoopMiddleware(interrupt_on={gated tool: approve|edit|reject}) "
-            "on create_agent (batched: one interrupt in after_model, before the turn's tools run); "
-            "AsyncSqliteSaver checkpoint; resumed with Command(resume={'decisions': [{'type': 'approve'} | "
-            "{'type': 'edit', 'edited_action': ...} | {'type': 'reject', 'message': decision.as_text()}, ...]}), "
-            "one per gated call in the turn's order; an approval carries no note"
-        ),
-        gate_capabilities=Capabilities(
-            deny_reason=True, approve_note=False, free_text=False, edit_args=True,
-            notes="the middleware's reject message becomes the held call's tool result; approve has no message; "
-                  "edit runs the call with edited_action's arguments",
-        ),
-        multi_call="native",
-        multi_call_mechanism=(
-            "one batched interrupt listing the turn's gated calls (action_requests, no ids: matched to the "
-            "AIMessage's tool calls by position); resumed with Command(resume={'decisions': [approve | "
-            "edit(edited_action) | reject(message), ...]}) in that order"
-        ),
-        body_pause="native",
-        body_pause_mechanism=(
-            "langgraph.types.interrupt() inside the tool's body after its prepare step; resumed with "
-            "Command(resume=decision): LangGraph runs the tool again from its first line"
-        ),
-        capabilities=Capabilities(
-            deny_reason=True,
-            approve_note=True,
-            free_text=True,
-            notes="the resume value is arbitrary data; the approval tool returns decision.as_text() as its result",
+        channels=(
+            Channel(
+                name="ask",
+                kind="native",
+                mechanism=(
+                    "langgraph.types.interrupt() in the approval tool of langchain.agents.create_agent; "
+                    "AsyncSqliteSaver checkpoint; resumed with Command(resume=decision)"
+                ),
+                carries=Capabilities(
+                    deny_reason=True,
+                    approve_note=True,
+                    free_text=True,
+                    notes="the resume value is arbitrary data; the approval tool returns decision.as_text() as its result",
+                ),
+            ),
+            Channel(
+                name="tool_gate",
+                kind="native",
+                mechanism=(
+                    "langchain.agents.middleware.HumanInTheLoopMiddleware(interrupt_on={gated tool: approve|edit|reject}) "
+                    "on create_agent (batched: one interrupt in after_model, before the turn's tools run); "
+                    "AsyncSqliteSaver checkpoint; resumed with Command(resume={'decisions': [{'type': 'approve'} | "
+                    "{'type': 'edit', 'edited_action': ...} | {'type': 'reject', 'message': decision.as_text()}, ...]}), "
+                    "one per gated call in the turn's order; an approval carries no note"
+                ),
+                carries=Capabilities(
+                    deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+                    notes="the middleware's reject message becomes the held call's tool result; approve has no message; "
+                          "edit runs the call with edited_action's arguments",
+                ),
+            ),
+            Channel(
+                name="body_pause",
+                kind="native",
+                mechanism=(
+                    "langgraph.types.interrupt() inside the tool's body after its prepare step; resumed with "
+                    "Command(resume=decision): LangGraph runs the tool again from its first line"
+                ),
+            ),
+            Channel(
+                name="multi_call",
+                kind="native",
+                mechanism=(
+                    "one batched interrupt listing the turn's gated calls (action_requests, no ids: matched to the "
+                    "AIMessage's tool calls by position); resumed with Command(resume={'decisions': [approve | "
+                    "edit(edited_action) | reject(message), ...]}) in that order"
+                ),
+            ),
         ),
     )
 
@@ -141,20 +158,21 @@ class LangGraphAdapter:
 class LangGraphPerCallAdapter(LangGraphAdapter):
     """The same agent with the approval middleware's other mode: one interrupt per gated call, raised where
     each call would run (langchain documents it as the coming default)."""
+    order = 21
 
     interrupt_mode = "per_call"
-    info = LangGraphAdapter.info.model_copy(update={
-        "name": "langgraph_per_call",
-        "tool_gate_mechanism": (
+    info = LangGraphAdapter.info.with_mechanisms(
+        "langgraph_per_call",
+        tool_gate=(
             "HumanInTheLoopMiddleware(interrupt_on={gated tool: approve|edit|reject}, interrupt_mode='per_call') "
             "on create_agent: one interrupt per gated call, in the tool node (ungated calls of the turn run "
             "first); AsyncSqliteSaver checkpoint; resumed with Command(resume={interrupt id: decision})"
         ),
-        "multi_call_mechanism": (
+        multi_call=(
             "one interrupt per gated call (Interrupt.id, value.tool_call_id); resumed with Command(resume="
             "{interrupt id: approve | edit(edited_action) | reject(message)}), all in one resume"
         ),
-    })
+    )
 
 
 async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: Any,

@@ -39,10 +39,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from adapters._http import async_client
+from arena.http import async_client
 from arena.types import (
     AdapterInfo,
     Capabilities,
+    Channel,
     Decision,
     DecisionKind,
     DecisionSet,
@@ -75,6 +76,8 @@ def _framework() -> Any:
 
 
 class MicrosoftAFAdapter:
+    order = 50  # where it stands in `arena list` and the reports (lower first)
+    requires = ("agent-framework-openai",)  # installed besides the framework
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = (
         "agent_framework", "agent_framework.observability", "agent_framework.openai", "openai",
@@ -88,38 +91,49 @@ class MicrosoftAFAdapter:
     info = AdapterInfo(
         name="microsoft_af",
         framework="agent-framework-core",
-        pause_mechanism=(
-            'FunctionTool(approval_mode="always_require") -> AgentResponse.user_input_requests '
-            "(function_approval_request) on an AgentSession; resumed with "
-            "to_function_approval_response(approved) from AgentSession.from_dict(session.to_dict())"
-        ),
-        pause_kind="native",
-        tool_gate="native",
-        tool_gate_mechanism=(
-            'FunctionTool(approval_mode="always_require") on each gated tool -> AgentResponse.user_input_requests '
-            "(function_approval_request); resumed with to_function_approval_response(approved) on the "
-            "AgentSession restored by from_dict; a denial's tool result is the framework's fixed rejection text"
-        ),
-        gate_capabilities=Capabilities(
-            deny_reason=False, approve_note=False, free_text=False, edit_args=False,
-            notes="the approval response is a bool: a denial is the framework's fixed rejection text; an approved "
-                  "call is re-bound to the stored one, so an edit is sent as a rejection",
-        ),
-        multi_call="native",
-        multi_call_mechanism=(
-            "one function_approval_request per gated call of the turn (function_call.call_id); each answered "
-            "with to_function_approval_response(approved) in one message"
-        ),
-        capabilities=Capabilities(
-            deny_reason=False,
-            approve_note=True,
-            free_text=True,
-            notes=(
-                "The approval response carries only a bool. On approve the framework runs the approval "
-                "tool's body, which the adapter owns and which returns the decision text, so notes and "
-                "answers reach the model as the tool result. On deny the framework writes its own fixed "
-                f"result {REJECTED_RESULT!r}: the reason is dropped. Gated tools (approval_gate) get the same bool "
-                "response: a denial is that fixed text, and an approval note has no way to the model."
+        channels=(
+            Channel(
+                name="ask",
+                kind="native",
+                mechanism=(
+                    'FunctionTool(approval_mode="always_require") -> AgentResponse.user_input_requests '
+                    "(function_approval_request) on an AgentSession; resumed with "
+                    "to_function_approval_response(approved) from AgentSession.from_dict(session.to_dict())"
+                ),
+                carries=Capabilities(
+                    deny_reason=False,
+                    approve_note=True,
+                    free_text=True,
+                    notes=(
+                        "The approval response carries only a bool. On approve the framework runs the approval "
+                        "tool's body, which the adapter owns and which returns the decision text, so notes and "
+                        "answers reach the model as the tool result. On deny the framework writes its own fixed "
+                        f"result {REJECTED_RESULT!r}: the reason is dropped. Gated tools (approval_gate) get the same bool "
+                        "response: a denial is that fixed text, and an approval note has no way to the model."
+                    ),
+                ),
+            ),
+            Channel(
+                name="tool_gate",
+                kind="native",
+                mechanism=(
+                    'FunctionTool(approval_mode="always_require") on each gated tool -> AgentResponse.user_input_requests '
+                    "(function_approval_request); resumed with to_function_approval_response(approved) on the "
+                    "AgentSession restored by from_dict; a denial's tool result is the framework's fixed rejection text"
+                ),
+                carries=Capabilities(
+                    deny_reason=False, approve_note=False, free_text=False, edit_args=False,
+                    notes="the approval response is a bool: a denial is the framework's fixed rejection text; an approved "
+                          "call is re-bound to the stored one, so an edit is sent as a rejection",
+                ),
+            ),
+            Channel(
+                name="multi_call",
+                kind="native",
+                mechanism=(
+                    "one function_approval_request per gated call of the turn (function_call.call_id); each answered "
+                    "with to_function_approval_response(approved) in one message"
+                ),
             ),
         ),
     )

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters._http import async_client
+from arena.http import async_client
 from arena.tools.box import parse_args
 from arena.types import (
     AdapterInfo,
     Capabilities,
+    Channel,
     Decision,
     DecisionKind,
     DecisionSet,
@@ -48,44 +49,56 @@ AGENT_NAME = "arena"
 
 
 class OpenAIAgentsAdapter:
+    order = 30  # where it stands in `arena list` and the reports (lower first)
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = ("agents", "openai")
 
     info = AdapterInfo(
         name="openai_agents",
         framework="openai-agents",
-        pause_mechanism=(
-            "FunctionTool(needs_approval=True) -> RunResult.interruptions (ToolApprovalItem); "
-            "state = RunResult.to_state().to_string(); resume: RunState.from_string, "
-            "RunState.approve / RunState.reject(rejection_message=...), Runner.run(agent, state)"
-        ),
-        pause_kind="native",
-        tool_gate="native",
-        tool_gate_mechanism=(
-            "FunctionTool(needs_approval=True) on the gated tool -> RunResult.interruptions (ToolApprovalItem); "
-            "state = RunResult.to_state().to_string(); resume: RunState.approve(item) runs the tool, "
-            "RunState.reject(item, rejection_message=decision.as_text()) is its output; an approval carries no note"
-        ),
-        gate_capabilities=Capabilities(
-            deny_reason=True, approve_note=False, free_text=False, edit_args=False,
-            notes="RunState.reject(rejection_message=...) is the held call's output; approve() carries no payload "
-                  "and no arguments: an edit is sent as a rejection naming the human's arguments",
-        ),
-        multi_call="native",
-        multi_call_mechanism=(
-            "every gated call of the turn in RunResult.interruptions (ToolApprovalItem.call_id); each approved "
-            "(RunState.approve) or rejected (RunState.reject(rejection_message=...)) by its own decision, then "
-            "one Runner.run"
-        ),
-        capabilities=Capabilities(
-            deny_reason=True,
-            approve_note=True,
-            free_text=True,
-            notes=(
-                "deny: the reason travels as RunState.reject(rejection_message=...), which the SDK sends "
-                "verbatim as the approval tool's output. approve: RunState.approve() carries no payload; "
-                "the note (or an answer) reaches the model as the output of the adapter-owned approval "
-                "tool body, which the SDK runs only after approve()."
+        channels=(
+            Channel(
+                name="ask",
+                kind="native",
+                mechanism=(
+                    "FunctionTool(needs_approval=True) -> RunResult.interruptions (ToolApprovalItem); "
+                    "state = RunResult.to_state().to_string(); resume: RunState.from_string, "
+                    "RunState.approve / RunState.reject(rejection_message=...), Runner.run(agent, state)"
+                ),
+                carries=Capabilities(
+                    deny_reason=True,
+                    approve_note=True,
+                    free_text=True,
+                    notes=(
+                        "deny: the reason travels as RunState.reject(rejection_message=...), which the SDK sends "
+                        "verbatim as the approval tool's output. approve: RunState.approve() carries no payload; "
+                        "the note (or an answer) reaches the model as the output of the adapter-owned approval "
+                        "tool body, which the SDK runs only after approve()."
+                    ),
+                ),
+            ),
+            Channel(
+                name="tool_gate",
+                kind="native",
+                mechanism=(
+                    "FunctionTool(needs_approval=True) on the gated tool -> RunResult.interruptions (ToolApprovalItem); "
+                    "state = RunResult.to_state().to_string(); resume: RunState.approve(item) runs the tool, "
+                    "RunState.reject(item, rejection_message=decision.as_text()) is its output; an approval carries no note"
+                ),
+                carries=Capabilities(
+                    deny_reason=True, approve_note=False, free_text=False, edit_args=False,
+                    notes="RunState.reject(rejection_message=...) is the held call's output; approve() carries no payload "
+                          "and no arguments: an edit is sent as a rejection naming the human's arguments",
+                ),
+            ),
+            Channel(
+                name="multi_call",
+                kind="native",
+                mechanism=(
+                    "every gated call of the turn in RunResult.interruptions (ToolApprovalItem.call_id); each approved "
+                    "(RunState.approve) or rejected (RunState.reject(rejection_message=...)) by its own decision, then "
+                    "one Runner.run"
+                ),
             ),
         ),
     )

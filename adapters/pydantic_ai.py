@@ -51,11 +51,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters._http import async_client
+from arena.http import async_client
 from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
     Capabilities,
+    Channel,
     Decision,
     DecisionKind,
     DecisionSet,
@@ -68,6 +69,7 @@ from arena.types import (
 
 
 class PydanticAIAdapter:
+    order = 40  # where it stands in `arena list` and the reports (lower first)
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = (
         "pydantic_ai",
@@ -88,45 +90,59 @@ class PydanticAIAdapter:
     info = AdapterInfo(
         name="pydantic_ai",
         framework="pydantic-ai-slim",
-        pause_mechanism=(
-            "deferred tool: request_approval raises CallDeferred(kind='question'), the run ends with "
-            "DeferredToolRequests (output_type=[str, DeferredToolRequests]); resume with "
-            "agent.run(message_history=..., "
-            "deferred_tool_results=DeferredToolResults(calls={tool_call_id: decision text}))"
-        ),
-        pause_kind="native",
-        tool_gate="native",
-        tool_gate_mechanism=(
-            "Tool(requires_approval=True) on each gated tool: the run ends with DeferredToolRequests.approvals; "
-            "resume with agent.run(message_history=..., deferred_tool_results=DeferredToolResults(approvals="
-            "{tool_call_id: True | ToolApproved(override_args=...) | ToolDenied(message=decision text)}))"
-        ),
-        gate_capabilities=Capabilities(
-            deny_reason=True, approve_note=False, free_text=False, edit_args=True,
-            notes="ToolDenied.message is the held call's result; ToolApproved has no note field; "
-                  "ToolApproved(override_args=...) runs the call with the human's arguments",
-        ),
-        multi_call="native",
-        multi_call_mechanism=(
-            "every gated call of the turn in DeferredToolRequests.approvals; DeferredToolResults(approvals={"
-            "tool_call_id: True | ToolApproved(override_args=...) | ToolDenied(message=...)}), one per call"
-        ),
-        body_pause="native",
-        body_pause_mechanism=(
-            "the tool prepares, then raises ApprovalRequired(metadata=...) unless RunContext.tool_call_approved; "
-            "resumed with DeferredToolResults(approvals={id: True | ToolDenied}): pydantic-ai calls the function "
-            "again from the top once approved (a denial never calls it again)"
-        ),
-        capabilities=Capabilities(
-            deny_reason=True,
-            approve_note=True,
-            free_text=True,
-            notes=(
-                "The decision is the deferred call's result (DeferredToolResults.calls), a free "
-                "string, so approve notes, deny reasons and free answers all reach the model as the "
-                "request_approval tool result. State = pydantic-ai's own JSON message history + call id. "
-                "Gated tools (requires_approval): a denial's text reaches the model as ToolDenied.message; "
-                "ToolApproved has no note field, so an approval note is not carried there."
+        channels=(
+            Channel(
+                name="ask",
+                kind="native",
+                mechanism=(
+                    "deferred tool: request_approval raises CallDeferred(kind='question'), the run ends with "
+                    "DeferredToolRequests (output_type=[str, DeferredToolRequests]); resume with "
+                    "agent.run(message_history=..., "
+                    "deferred_tool_results=DeferredToolResults(calls={tool_call_id: decision text}))"
+                ),
+                carries=Capabilities(
+                    deny_reason=True,
+                    approve_note=True,
+                    free_text=True,
+                    notes=(
+                        "The decision is the deferred call's result (DeferredToolResults.calls), a free "
+                        "string, so approve notes, deny reasons and free answers all reach the model as the "
+                        "request_approval tool result. State = pydantic-ai's own JSON message history + call id. "
+                        "Gated tools (requires_approval): a denial's text reaches the model as ToolDenied.message; "
+                        "ToolApproved has no note field, so an approval note is not carried there."
+                    ),
+                ),
+            ),
+            Channel(
+                name="tool_gate",
+                kind="native",
+                mechanism=(
+                    "Tool(requires_approval=True) on each gated tool: the run ends with DeferredToolRequests.approvals; "
+                    "resume with agent.run(message_history=..., deferred_tool_results=DeferredToolResults(approvals="
+                    "{tool_call_id: True | ToolApproved(override_args=...) | ToolDenied(message=decision text)}))"
+                ),
+                carries=Capabilities(
+                    deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+                    notes="ToolDenied.message is the held call's result; ToolApproved has no note field; "
+                          "ToolApproved(override_args=...) runs the call with the human's arguments",
+                ),
+            ),
+            Channel(
+                name="body_pause",
+                kind="native",
+                mechanism=(
+                    "the tool prepares, then raises ApprovalRequired(metadata=...) unless RunContext.tool_call_approved; "
+                    "resumed with DeferredToolResults(approvals={id: True | ToolDenied}): pydantic-ai calls the function "
+                    "again from the top once approved (a denial never calls it again)"
+                ),
+            ),
+            Channel(
+                name="multi_call",
+                kind="native",
+                mechanism=(
+                    "every gated call of the turn in DeferredToolRequests.approvals; DeferredToolResults(approvals={"
+                    "tool_call_id: True | ToolApproved(override_args=...) | ToolDenied(message=...)}), one per call"
+                ),
             ),
         ),
     )

@@ -56,6 +56,7 @@ from typing import Any
 from arena.types import (
     AdapterInfo,
     Capabilities,
+    Channel,
     Decision,
     LegContext,
     LegResult,
@@ -175,22 +176,28 @@ class _SmolagentsBase(ABC):
 
 
 class SmolagentsAdapter(_SmolagentsBase):
+    order = 80
     info = AdapterInfo(
         name="smolagents",
         framework="smolagents",
-        pause_mechanism=(
-            "none: smolagents has no interrupt/approval primitive; request_approval is an ordinary tool "
-            "(the harness's own), and agent.run(task) runs to completion in one leg"
-        ),
-        pause_kind="unsupported",
-        capabilities=Capabilities(
-            deny_reason=False,
-            approve_note=False,
-            free_text=False,
-            notes=(
-                "No decision ever reaches the model: the run never pauses, and the request_approval tool is "
-                "executed by the harness, which answers 'NOT APPROVED: request_approval was executed instead "
-                "of pausing for a human'."
+        channels=(
+            Channel(
+                name="ask",
+                kind="unsupported",
+                mechanism=(
+                    "none: smolagents has no interrupt/approval primitive; request_approval is an ordinary tool "
+                    "(the harness's own), and agent.run(task) runs to completion in one leg"
+                ),
+                carries=Capabilities(
+                    deny_reason=False,
+                    approve_note=False,
+                    free_text=False,
+                    notes=(
+                        "No decision ever reaches the model: the run never pauses, and the request_approval tool is "
+                        "executed by the harness, which answers 'NOT APPROVED: request_approval was executed instead "
+                        "of pausing for a human'."
+                    ),
+                ),
             ),
         ),
     )
@@ -218,26 +225,32 @@ class _Interrupted:
 
 
 class SmolagentsEmulatedAdapter(_SmolagentsBase):
+    order = 81
     info = AdapterInfo(
         name="smolagents_emulated",
         framework="smolagents",
-        pause_mechanism=(
-            "emulated: an ActionStep step callback calls agent.interrupt() after the step that called "
-            "request_approval (adapter-owned tool, placeholder observation); agent.run raises "
-            "AgentError('Agent interrupted.'); resume writes the decision as that call's observation in "
-            "agent.memory and calls agent.run(task, reset=False). State = the live agent object."
-        ),
-        pause_kind="emulated",
-        capabilities=Capabilities(
-            deny_reason=True,
-            approve_note=True,
-            free_text=True,
-            notes=(
-                "The decision text replaces the request_approval call's observation in the agent's memory, "
-                "so notes, reasons and answers reach the model as that call's result (sent, like all "
-                "smolagents tool results, as 'Observation:' text in a user message). smolagents checks "
-                "agent.interrupt() only between steps: sibling tool calls of the approval step run before "
-                "the pause. The state is the in-memory agent: smolagents cannot persist and reload a run."
+        channels=(
+            Channel(
+                name="ask",
+                kind="emulated",
+                mechanism=(
+                    "emulated: an ActionStep step callback calls agent.interrupt() after the step that called "
+                    "request_approval (adapter-owned tool, placeholder observation); agent.run raises "
+                    "AgentError('Agent interrupted.'); resume writes the decision as that call's observation in "
+                    "agent.memory and calls agent.run(task, reset=False). State = the live agent object."
+                ),
+                carries=Capabilities(
+                    deny_reason=True,
+                    approve_note=True,
+                    free_text=True,
+                    notes=(
+                        "The decision text replaces the request_approval call's observation in the agent's memory, "
+                        "so notes, reasons and answers reach the model as that call's result (sent, like all "
+                        "smolagents tool results, as 'Observation:' text in a user message). smolagents checks "
+                        "agent.interrupt() only between steps: sibling tool calls of the approval step run before "
+                        "the pause. The state is the in-memory agent: smolagents cannot persist and reload a run."
+                    ),
+                ),
             ),
         ),
     )

@@ -23,11 +23,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters._http import async_client
+from arena.http import async_client
 from arena.tools import body as bodypause
 from arena.tools.box import parse_args
 from arena.types import (
     AdapterInfo, Capabilities, Decision, DecisionKind, DecisionSet, LegContext, LegResult, PendingRequest, ToolKind,
+    Channel,
 )
 
 MAX_TURNS = 20
@@ -48,26 +49,41 @@ class _Paused:
 
 
 class VanillaAdapter:
+    order = 10  # where it stands in `arena list` and the reports (lower first)
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = ("openai",)
 
     info = AdapterInfo(
         name="vanilla",
         framework="openai",
-        pause_mechanism="transcript carried across legs (no framework)",
-        pause_kind="emulated",
-        tool_gate="emulated",
-        tool_gate_mechanism="calls to gated tools held by the loop; transcript carried across legs",
-        body_pause="emulated",
-        body_pause_mechanism="the loop runs a body-pausing tool's prepare step, returns suspended with it, and "
-                             "on resume runs commit (approved) or abort (denied); nothing runs twice",
-        gate_capabilities=Capabilities(
-            deny_reason=True, approve_note=False, free_text=False, edit_args=True,
-            notes="a denial's text is the held call's result; an approved call's result is the tool's own; "
-                  "an edited call runs with the human's arguments",
+        channels=(
+            Channel(
+                name="ask",
+                kind="emulated",
+                mechanism="transcript carried across legs (no framework)",
+            ),
+            Channel(
+                name="tool_gate",
+                kind="emulated",
+                mechanism="calls to gated tools held by the loop; transcript carried across legs",
+                carries=Capabilities(
+                    deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+                    notes="a denial's text is the held call's result; an approved call's result is the tool's own; "
+                          "an edited call runs with the human's arguments",
+                ),
+            ),
+            Channel(
+                name="body_pause",
+                kind="emulated",
+                mechanism="the loop runs a body-pausing tool's prepare step, returns suspended with it, and "
+                          "on resume runs commit (approved) or abort (denied); nothing runs twice",
+            ),
+            Channel(
+                name="multi_call",
+                kind="emulated",
+                mechanism="every gated call of the turn held by the loop; each decided by its call id",
+            ),
         ),
-        multi_call="emulated",
-        multi_call_mechanism="every gated call of the turn held by the loop; each decided by its call id",
     )
 
     def __init__(self) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -52,14 +53,68 @@ class Scoring:
 
 
 Check = Callable[[Scoring], CheckResult]
-CHECKS: dict[str, Check] = {}
+CHECKS: dict[str, Check] = {}  # the core's checks: every arena's items may name them
 UNIVERSAL = ("completed", "final_from_model", "nothing_after_final", "shown_as_asked", "denied_not_executed",
              "decision_reached_model")
 
 
 def check(fn: Check) -> Check:
+    """Register one of the core's checks (an arena registers its own in its `CheckSet`)."""
     CHECKS[fn.__name__] = fn
     return fn
+
+
+class CheckSet(dict[str, Check]):
+    """An arena's own checks, in the arena's namespace (`<arena>.<check>`): two arenas may each have a
+    check of one name, and neither replaces the other or a core check. An item names them as the core's
+    are, by the short name its results are recorded under; `ArenaSpec.checks` holds the set.
+
+        CHECKS = CheckSet("my_arena")
+
+        @CHECKS.check
+        def answer_matches(s: Scoring) -> CheckResult: ...
+    """
+
+    def __init__(self, arena: str) -> None:
+        super().__init__()
+        self.arena = arena
+
+    def check(self, fn: Check) -> Check:
+        name = getattr(fn, "__name__", "")
+        if name in self:
+            raise ValueError(f"check {self.arena}.{name} is defined twice")
+        self[name] = fn
+        return fn
+
+    def qualified(self, name: str) -> str:
+        return f"{self.arena}.{name}"
+
+
+def named(arena: ArenaSpec, name: str) -> Check:
+    """The check an item of this arena means by `name`: the arena's own, else the core's."""
+    own = arena.checks.get(name)
+    if own is not None:
+        return own
+    try:
+        return CHECKS[name]
+    except KeyError:
+        raise KeyError(f"{arena.name} has no check {name!r} (neither its own nor the core's)") from None
+
+
+def validate_checks(arena: ArenaSpec) -> None:
+    """What an arena's items and universal list name must exist, once: an unknown name, or an arena check
+    named like a core one, is a ValueError when the arena loads, not a surprise when an item is scored."""
+    clash = sorted(set(arena.checks) & set(CHECKS))
+    if clash:
+        raise ValueError(f"its own check {clash[0]!r} has the name of a core check; rename it")
+    known = set(arena.checks) | set(CHECKS)
+    for name in (arena.universal if arena.universal is not None else UNIVERSAL):
+        if name not in known:
+            raise ValueError(f"its universal checks name an unknown check {name!r}")
+    for item in arena.items:
+        for name in [*item.checks, *item.exempt]:
+            if name not in known:
+                raise ValueError(f"item {item.id!r} names an unknown check {name!r}")
 
 
 def ok(name: str, reason: str) -> CheckResult:
@@ -344,9 +399,10 @@ def denied_not_executed(s: Scoring) -> CheckResult:
             if tool in s.arena.tools_of(ToolKind.approval):
                 later = next((e for e in _own_resumes(trace) if e.seq > resumed.seq and _approves(e)), None)
                 until = later.seq if later is not None else len(trace) + 1
-                wanted = s.arena.subject_of(args) if s.arena.subject_of else None
+                subject_of = s.arena.subject_of
+                wanted = subject_of(args) if subject_of else None
                 hit = next((e for e in after if e.seq < until and e.tool in s.arena.tools_of(ToolKind.write)
-                            and (wanted is None or s.arena.subject_of(e.args or {}) == wanted)), None)
+                            and (wanted is None or subject_of is None or subject_of(e.args or {}) == wanted)), None)
             else:
                 hit = next((e for e in after if e.tool in (tool, f"{tool}.commit")
                             and (e.tool != tool or (e.args or {}) == args)), None)
@@ -365,8 +421,8 @@ def _approves(resumed: TraceEvent) -> bool:
     return any(d.approved for d in resumed.decisions or [])
 
 
-def _denied_calls(resumed: TraceEvent, pause: TraceEvent, shown: list[dict] | None,
-                  trace: list[TraceEvent]) -> list[tuple[str, dict]]:
+def _denied_calls(resumed: TraceEvent, pause: TraceEvent, shown: list[dict[str, Any]] | None,
+                  trace: list[TraceEvent]) -> list[tuple[str, dict[str, Any]]]:
     """(tool, arguments) of each call a resume denied, as the model asked for it: the call shown at the pause
     a single decision answered (the adapter's request where it matched none), or each denied call of a
     decision set (by its id)."""
@@ -443,8 +499,9 @@ def state_survived(s: Scoring) -> CheckResult:
     pause = next((e for e in trace if e.type == "suspended" and e.tool in arena.pause_tools), None)
     if pause is None:
         return fail(name, "no suspension was observed")
-    chosen = arena.subject_of(pause.args or {}) if arena.subject_of else None
-    if chosen is None:
+    subject_of = arena.subject_of
+    chosen = subject_of(pause.args or {}) if subject_of else None
+    if subject_of is None or chosen is None:
         return fail(name, "the pending request names nothing to follow across the pause")
     resumed = next((e for e in trace if e.type == "resumed"), None)
     if resumed is None:
@@ -452,7 +509,7 @@ def state_survived(s: Scoring) -> CheckResult:
     after = [e for e in trace if e.seq > resumed.seq]
     writes = [e for e in after if e.type == "tool_call" and e.tool in arena.tools_of(ToolKind.write)]
     if resumed.decision and resumed.decision.approved:
-        acted = [arena.subject_of(e.args or {}) for e in writes]
+        acted = [subject_of(e.args or {}) for e in writes]
         if chosen in acted:
             return ok(name, f"acted on {chosen}, chosen before the pause")
         return fail(name, f"after the resume it acted on {acted or 'nothing'}, not {chosen}")
@@ -462,7 +519,7 @@ def state_survived(s: Scoring) -> CheckResult:
     return fail(name, f"the resumed run no longer refers to {chosen}")
 
 
-def _key(tool: str | None, args: dict | None) -> tuple[str | None, str]:
+def _key(tool: str | None, args: dict[str, Any] | None) -> tuple[str | None, str]:
     return tool, repr(sorted((args or {}).items()))
 
 
@@ -478,16 +535,16 @@ def no_replay(s: Scoring) -> CheckResult:
     pause = _first_suspension(trace)
     if pause is None:
         return fail(name, "no suspension was observed")
-    executed: dict[tuple, int] = {}
+    executed: dict[tuple[str | None, str], int] = {}
     for e in trace:
         if e.type == "tool_call" and e.seq < pause.seq:
             executed[_key(e.tool, e.args)] = executed.get(_key(e.tool, e.args), 0) + 1
-    requested: dict[tuple, int] = {}
+    requested: dict[tuple[str | None, str], int] = {}
     for e in model_calls(trace):
         if e.seq < pause.seq:
             for c in (e.response or {}).get("tool_calls") or []:
                 requested[_key(c.get("name"), c.get("args"))] = requested.get(_key(c.get("name"), c.get("args")), 0) + 1
-    after: dict[tuple, list[TraceEvent]] = {}
+    after: dict[tuple[str | None, str], list[TraceEvent]] = {}
     for e in trace:
         if e.type == "tool_call" and e.seq > pause.seq and _key(e.tool, e.args) in executed:
             after.setdefault(_key(e.tool, e.args), []).append(e)
@@ -505,4 +562,4 @@ def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec,
     scoring = Scoring(item=item, trace=trace, arena=arena, declared=declared or Capabilities())
     universal = UNIVERSAL if arena.universal is None else arena.universal
     names = [*item.checks, *(n for n in universal if n not in item.checks and n not in item.exempt)]
-    return [CHECKS[name](scoring) for name in names]
+    return [named(arena, name)(scoring) for name in names]

@@ -1,5 +1,13 @@
-"""Errors the command line shows as one line with exit code 2 (bad input), wherever they are raised,
-and warnings: one line on stderr, the command goes on."""
+"""arena's errors, and its warnings (one line on stderr; the command goes on).
+
+Every error arena raises on purpose is an `ArenaError`. Two kinds matter to a caller:
+- `UserError`: bad input (an unknown arena or adapter, a bad path, a broken plugin). The command line
+  shows it as one line, exit code 2.
+- `SetupError`: the harness could not measure (an adapter's environment could not be built). The
+  command line shows it and exits 1; nothing about the framework is concluded from it.
+What an adapter or its framework does wrong is never raised: it is measured, as the item's result
+(failed checks, or `errored` when it could not be measured at all).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +18,16 @@ def warn(message: str) -> None:
     print(f"arena: warning: {message}", file=sys.stderr)
 
 
-class UserError(Exception):
+class ArenaError(Exception):
+    """The base of every error arena raises on purpose."""
+
+
+class UserError(ArenaError):
     """A bad argument: one line, exit code 2, no traceback."""
+
+
+class SetupError(ArenaError):
+    """The harness's side could not be set up (an environment, a process): nothing was measured."""
 
 
 class PluginError(UserError, ValueError):

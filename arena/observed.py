@@ -28,7 +28,7 @@ def model_calls(trace: Iterable[TraceEvent], *, late: bool = False) -> list[Trac
 
 
 def answered(event: TraceEvent) -> bool:
-    return bool(event.response) and event.response.get("status") == 200
+    return event.response is not None and bool(event.response) and event.response.get("status") == 200
 
 
 def answer_text(event: TraceEvent, tools: set[str] | frozenset[str] = frozenset()) -> str | None:
@@ -52,7 +52,7 @@ def last_answer(trace: list[TraceEvent]) -> TraceEvent | None:
     return calls[-1] if calls else None
 
 
-def new_input(calls: Iterable[TraceEvent]) -> list[dict]:
+def new_input(calls: Iterable[TraceEvent]) -> list[dict[str, Any]]:
     """Messages the model was sent for the first time in these requests, except its own (assistant) ones."""
     return [m for e in calls for m in (e.request or {}).get("new") or [] if m.get("role") != "assistant"]
 
@@ -83,7 +83,7 @@ def calls_after_resume(trace: list[TraceEvent], resumed: TraceEvent) -> list[Tra
     return out
 
 
-def decision_in(messages: list[dict], decision: Decision) -> tuple[bool, bool]:
+def decision_in(messages: list[dict[str, Any]], decision: Decision) -> tuple[bool, bool]:
     """(the decision's kind shows in these messages, its text does), as a model reading them would see."""
     text = squash(" ".join(str(m.get("text") or "") for m in messages))
     has_text = bool(decision.text.strip()) and squash(decision.text) in text

@@ -89,7 +89,7 @@ class RunSummary(BaseModel):
             errors=sum(r.status == "errored" for r in results),
             checks=checks,
             epochs=epochs,
-            **_repeated(results, epochs),
+            **_repeated(results, epochs),  # type: ignore[arg-type]
             **meta,  # type: ignore[arg-type]
         )
 

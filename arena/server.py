@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from arena import catalog
 from arena.gateway import Channel, Gateway
 from arena.model.resolve import ModelTarget
 from arena.model.script import Policy
@@ -65,9 +66,7 @@ class HarnessServer:
         if isinstance(target, str):
             target = ModelTarget(name=target)
         if policies is None:
-            import arenas
-
-            policies = arenas.policies()
+            policies = catalog.policies()
         return self.gateway.open(recorder, target, self.url, policies)
 
     def start(self) -> HarnessServer:

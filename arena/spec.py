@@ -1,9 +1,10 @@
 """What an arena is: a self-contained task class, from its items to what it contributes to the report.
 
 An arena package (`arenas/<name>/`) exposes one `ArenaSpec`: instructions, harness-owned tools and
-their functions, items, its scripted-model policies (profiles), the checks its items name, and the
-matrix columns and findings sentences it contributes. The core runs and reports any arena through
-this spec alone, so adding an arena never edits the core.
+their functions, items, its scripted-model policies (profiles), the checks its items name, the
+matrix columns and findings sentences it contributes, and its director (what happens at each pause and
+after the run, `arena/runner/director.py`). The core runs and reports any arena through this spec
+alone, so adding an arena never edits the core.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.model.script import Policy
 from arena.tools.box import ToolFunction
-from arena.types import AdapterInfo, Capabilities, EvalItem, ToolKind, ToolSpec
+from arena.types import AdapterInfo, Capabilities, ChannelName, EvalItem, ToolKind, ToolSpec
 
 if TYPE_CHECKING:
     from arena.report.columns import Column
     from arena.report.facts import Fact
     from arena.report.matrix import Row, Run
+    from arena.checks import Check
+    from arena.runner.director import Director, Stage
 
     FactsOf = Callable[[Row, Run], list[Fact]]
 
@@ -31,12 +34,10 @@ SubjectOf = Callable[[dict[str, Any]], "str | None"]
 
 
 class Backend(Protocol):
-    """An item's own tool backend: tools run against its state, in harness code, and are logged there."""
+    """An item's own tool backend: tools run against its state, in harness code, and are logged there.
+    What changes it besides the tools (the world moving on during a pause) is the arena's director's."""
 
     def call(self, name: str, args: dict[str, Any]) -> str: ...
-
-    def on_pause(self, pause: int) -> None:
-        """The world may change while the human decides (the item's `pause`-th pause, from 1)."""
 
     def dump(self) -> dict[str, Any]:
         """The state after the run, as JSON data: recorded in the trace for the checks."""
@@ -70,11 +71,28 @@ class ArenaSpec:
     # why an adapter is not run on this arena (None: it is): for an adapter that lacks what the arena
     # needs from the ADAPTER (not from its framework), so nothing would be measured
     declines: Callable[[AdapterInfo], str | None] | None = field(default=None, repr=False)
+    # the pause channels its items need beyond the one they pause through (e.g. `multi_call`: several pending
+    # calls in one pause); an adapter that pauses here without one of them is not run (`declined`)
+    needs: tuple[ChannelName, ...] = ()
     # the checks every item gets besides its own (None: the core's `UNIVERSAL`); an arena whose items end
     # in errors by design (hostile resumes) judges how its runs end with checks of its own
     universal: tuple[str, ...] | None = None
+    # its own checks, in its namespace (an `arena.checks.CheckSet`): what its items name besides the core's
+    checks: Mapping[str, Check] = field(default_factory=dict, repr=False)
+    # its scenario around each item's pauses (None: the core's, which only runs the legs), made per item:
+    # hostile resumes of a saved state, the world changing while the human decides (arena/runner/director.py)
+    director: Callable[[Stage], Director] | None = field(default=None, repr=False)
+    # which items resume one paused state a second time at once (a concurrent replay): for those the harness
+    # gives the director a second adapter in a worker process of its own (`Stage.spare_factory`)
+    second_process: Callable[[EvalItem], bool] | None = field(default=None, repr=False)
 
     def declined(self, info: AdapterInfo) -> str | None:
+        """Why this adapter is not run here (None: it is). The one rule for every arena: a channel it needs
+        that the adapter does not handle means nothing would be measured; then the arena's own `declines`."""
+        missing = self.missing_channels(info)
+        if missing:
+            return (f"{info.name} does not handle the {', '.join(missing)} channel{'s' * (len(missing) > 1)} "
+                    f"this arena needs (not in its AdapterInfo.channels): nothing would be measured")
         return self.declines(info) if self.declines is not None else None
 
     @property
@@ -103,7 +121,7 @@ class ArenaSpec:
     def tools_for(self, info: AdapterInfo) -> list[ToolSpec]:
         """The tools as this adapter gets them: a body-pausing tool is gated before the call instead when the
         adapter's framework cannot pause inside a tool's body (it then runs prepare and commit in one call)."""
-        if info.body_pause != "unsupported":
+        if info.kind("body_pause") != "unsupported":
             return list(self.tools)
         return [t.model_copy(update={"body_pause": False, "requires_approval": True}) if t.body_pause else t
                 for t in self.tools]
@@ -112,17 +130,27 @@ class ArenaSpec:
     def gated(self) -> bool:
         return any(t.requires_approval for t in self.tools)
 
+    @property
+    def pausing_channel(self) -> ChannelName:
+        """The channel its items pause through: the tool gate where it gates tools, else the approval tool."""
+        return "tool_gate" if self.gated else "ask"
+
     def pause_kind_of(self, info: AdapterInfo) -> str:
-        return info.tool_gate if self.gated else info.pause_kind
+        return info.kind(self.pausing_channel)
 
     def pause_mechanism_of(self, info: AdapterInfo) -> str:
-        return (info.tool_gate_mechanism or "none") if self.gated else info.pause_mechanism
+        return (info.mechanism("tool_gate") or "none") if self.gated else info.mechanism("ask")
 
     def capabilities_of(self, info: AdapterInfo) -> Capabilities:
         """What the adapter declares its pause channel carries in this arena (a claim the checks test)."""
-        if self.gated and info.gate_capabilities is not None:
-            return info.gate_capabilities
-        return info.capabilities
+        return info.carries(self.pausing_channel)
+
+    def missing_channels(self, info: AdapterInfo) -> list[ChannelName]:
+        """The channels this arena needs that the adapter does not list. They matter only where the adapter
+        pauses at all here: one whose framework has no such pause runs, and the checks show what happens."""
+        if info.kind(self.pausing_channel) == "unsupported":
+            return []
+        return [name for name in self.needs if info.channel(name) is None]
 
     @property
     def ack_regex(self) -> re.Pattern[str]:

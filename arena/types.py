@@ -10,7 +10,7 @@ import json
 from enum import Enum
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class DecisionKind(str, Enum):
@@ -79,31 +79,12 @@ class DecisionSet(BaseModel):
         return next((d for d in self.decisions if d.call_id is not None and d.call_id == call_id), None)
 
 
-ReplayWhen = Literal["after_run", "concurrent", "at_next_pause"]
-
-
-class Replay(BaseModel):
-    """A hostile resume: the paused state the run handed back at its `state`-th pause is resumed once
-    more with `decision`, as a retried webhook, a double click or an old saved state would.
-
-    `after_run`: once the item's own legs have ended. `concurrent`: at that pause, while the item's own
-    resume is inside its consequential tool call (held there until this one ends), from a second
-    adapter instance (a second worker process for adapters that run in workers). `at_next_pause`: while the run is paused at its next pause (a newer state
-    exists), before that pause's own decision. See docs/adapters.md.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    state: int = 1
-    decision: Decision | list[Decision]
-    when: ReplayWhen = "after_run"
-
-
 class EvalItem(BaseModel):
     """One task instance. `resume_with` holds the decisions injected at the 1st, 2nd, ... pause: one
     decision, or a list of decisions (each with its `match`) for a pause with several pending calls.
-    `replay`: a hostile resume of a saved paused state (resume_safety). `exempt`: universal checks this item
-    does not run, each with the reason (e.g. a malformed decision whose safe outcome is an error)."""
+    `exempt`: universal checks this item does not run, each with the reason (e.g. a malformed decision whose
+    safe outcome is an error). `replay`: an arena's own description of a resume its director makes of a
+    saved paused state (resume_safety's `Replay`), which the core passes on without reading it."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -112,7 +93,9 @@ class EvalItem(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     resume_with: list[Decision | list[Decision]] = Field(default_factory=list)
     checks: list[str] = Field(default_factory=list)
-    replay: Replay | None = None
+    # a field of the item rather than of its `metadata` because arena/cli.py asks it whether an item needs a
+    # second adapter process (`_second_process`); to go when the CLI asks the arena's director instead
+    replay: Any = None
     exempt: dict[str, str] = Field(default_factory=dict)
 
 
@@ -211,9 +194,10 @@ class TraceEvent(BaseModel):
     pause with several; `survivors`: processes of the paused leg still alive at the resume).
     `suspended` at a pause with several pending calls lists them all in `pending` (as the adapter
     reported them). `state`: the item's tool backend after the run (`data`), for arenas with
-    state. `late`: the event arrived after the item was sealed. A hostile resume (`EvalItem.replay`)
-    is a `resumed` event with `replay` set (its mode) and ends in a `replayed` event: `result` is how
-    that leg ended (finished, suspended, errored, raised), `text` its final text or error message.
+    state. `late`: the event arrived after the item was sealed. A resume an arena's director makes of
+    a saved paused state (resume_safety's hostile replays) is a `resumed` event with `replay` set (its
+    mode) and ends in a `replayed` event: `result` is how that leg ended (finished, suspended, errored,
+    raised), `text` its final text or error message.
     """
 
     seq: int
@@ -260,24 +244,76 @@ class Capabilities(BaseModel):
     notes: str = ""
 
 
+ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call"]
+CHANNELS: tuple[ChannelName, ...] = ("ask", "tool_gate", "body_pause", "multi_call")
+
+
+class Channel(BaseModel):
+    """One way an adapter's framework pauses for a human, as the adapter declares it (a claim the checks test).
+
+    - `ask`: the run stops at the arena's approval tool, an interrupt point the model calls;
+    - `tool_gate`: the framework holds a consequential tool call (`requires_approval`) before running it;
+    - `body_pause`: a tool pauses inside its body, between its prepare and commit steps;
+    - `multi_call`: one pause holds several gated calls of one turn, each answered on its own (a DecisionSet).
+
+    `kind` says how (`native`, `emulated` by the adapter, `unsupported` by the framework: declared so,
+    the items still run and show what happens without it); `mechanism` names the framework's API;
+    `carries` is what a decision can carry through it to the model (None: what the `ask` channel carries).
+    A channel the adapter does not list is one it does not handle (yet): arenas that need it do not run it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: ChannelName
+    kind: PauseKind
+    mechanism: str = ""
+    carries: Capabilities | None = None
+
+
 class AdapterInfo(BaseModel):
+    """What an adapter declares about itself: its framework and the pause channels it has, each written
+    in its framework's terms. Shown as declared, never as measured."""
+
     name: str
     framework: str  # distribution name, used to read the installed version
-    pause_mechanism: str
-    pause_kind: PauseKind
-    capabilities: Capabilities = Field(default_factory=Capabilities)
-    # tool-level approval: how the adapter gates a tool marked `requires_approval`
-    tool_gate: PauseKind = "unsupported"
-    tool_gate_mechanism: str = ""
-    # what the tool-level gate's channel carries, when it differs from `capabilities`
-    gate_capabilities: Capabilities | None = None
-    # pausing inside a tool's body (prepare, ask, commit); without it, such a tool is gated before the call
-    body_pause: PauseKind = "unsupported"
-    body_pause_mechanism: str = ""
-    # a pause holding several gated calls of one turn, each answered on its own (DecisionSet); None:
-    # this adapter does not handle it yet, so arenas that need it do not run it (nothing is measured)
-    multi_call: PauseKind | None = None
-    multi_call_mechanism: str = ""
+    channels: tuple[Channel, ...] = ()
+
+    @model_validator(mode="after")
+    def _one_of_each(self) -> AdapterInfo:
+        names = [c.name for c in self.channels]
+        if len(names) != len(set(names)):
+            raise ValueError(f"{self.name}: a channel is listed twice: {names}")
+        return self
+
+    def channel(self, name: ChannelName) -> Channel | None:
+        return next((c for c in self.channels if c.name == name), None)
+
+    def kind(self, name: ChannelName) -> PauseKind:
+        """How it pauses through that channel; `unsupported` when it does not list the channel."""
+        found = self.channel(name)
+        return found.kind if found is not None else "unsupported"
+
+    def mechanism(self, name: ChannelName) -> str:
+        found = self.channel(name)
+        return found.mechanism if found is not None else ""
+
+    def carries(self, name: ChannelName) -> Capabilities:
+        """What a decision can carry to the model through that channel (the `ask` channel's when it says nothing)."""
+        found = self.channel(name)
+        if found is not None and found.carries is not None:
+            return found.carries
+        ask = self.channel("ask")
+        return ask.carries if ask is not None and ask.carries is not None else Capabilities()
+
+    def with_mechanisms(self, name: str, **mechanisms: str) -> AdapterInfo:
+        """A variant adapter's declaration: this one under another name, with those channels' mechanisms
+        replaced (`tool_gate="..."`); each must be a channel this one lists."""
+        unknown = set(mechanisms) - {c.name for c in self.channels}
+        if unknown:
+            raise ValueError(f"{self.name} lists no channel {sorted(unknown)}")
+        channels = tuple(c.model_copy(update={"mechanism": mechanisms[c.name]}) if c.name in mechanisms else c
+                         for c in self.channels)
+        return self.model_copy(update={"name": name, "channels": channels})
 
 
 @runtime_checkable
@@ -307,7 +343,7 @@ class LegContext(BaseModel):
         """The interrupt-point tool; arenas that gate a tool instead have none (see `gated_tools`)."""
         for spec in self.tools.specs:
             if spec.kind is ToolKind.approval:
-                return spec
+                return spec  # type: ignore[no-any-return]  # `tools` is a ToolBox (Any: it may live in a worker)
         raise LookupError("this arena has no approval tool; it gates tools instead (LegContext.gated_tools)")
 
     @property

@@ -22,6 +22,9 @@ from importlib import metadata
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from arena import DISTRIBUTION
+from arena.errors import UserError
+
 # The default version set: the latest patch of each of the last three minor releases (the newest is the
 # release the main environment installs, so its row is the adapter's own). Update with each release.
 DEFAULT_VERSIONS: dict[str, tuple[str, ...]] = {
@@ -34,7 +37,7 @@ LATEST = "latest"
 _SPEC = re.compile(r"^(?P<name>[A-Za-z0-9_.\-]+)@(?P<version>[A-Za-z0-9_.+!\-]+)$")
 
 
-class VersionError(ValueError):
+class VersionError(UserError, ValueError):
     """A bad `name@version`: one line."""
 
 
@@ -85,7 +88,7 @@ def requirements_for(entry, version: str) -> tuple[str, list[str]]:
     release, the extra's other packages unpinned (uv picks what fits that release), the harness's deps.
     Returns (the extra's name, the requirements)."""
     try:
-        declared = [Requirement(r) for r in metadata.requires("arena") or []]
+        declared = [Requirement(r) for r in metadata.requires(DISTRIBUTION) or []]
     except (metadata.PackageNotFoundError, InvalidRequirement) as exc:
         raise VersionError(f"arena's package metadata is not readable ({exc}); install arena first") from None
     found = _extra_of(entry, declared)

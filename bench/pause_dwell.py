@@ -1,11 +1,13 @@
 """How soon activity left running after a pause shows up, and what watching the pause costs.
 
 A framework that returns `suspended` but keeps running shows it within some latency of the
-suspension; the harness's dwell (arena.runner.PAUSE_DWELL_S) must be longer than that for the
+suspension; the harness's dwell (meta.json `pause_dwell_s`) must be longer than that for the
 `suspended` check to see it. This measures that latency on this machine, idle and with every core
 busy, for activity left in the item's event loop, in a thread, and in a worker process, and the cost
 of the dwell and the end-of-item quiet wait per item (vanilla, with and without them).
 
+The adapters are vanilla's, given to `arena.evaluate()` as classes; the worker-process case and the
+unwatched run need internal knobs (bench/_internals.py).
 Prints figures and ratios measured in one run; no thresholds, no assertions.
 Run: uv run python bench/pause_dwell.py [--trials N]
 """
@@ -14,25 +16,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import statistics
 import sys
 import threading
-import time
-from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import arenas  # noqa: E402
-from adapters.vanilla import VanillaAdapter  # noqa: E402
-from arena.runner import PAUSE_DWELL_S, QUIET_S, Watch, run_items  # noqa: E402
-from arena.server import HarnessServer  # noqa: E402
-from arena.worker.client import WorkerAdapter  # noqa: E402
+from _common import all_results, timed_items  # noqa: E402
+from _internals import items_in_worker_processes, unwatched  # noqa: E402
+
+from arena import catalog  # noqa: E402
+
+Vanilla = catalog.adapters()["vanilla"].load()
+ARENA = "human_in_the_loop"
+ITEMS = ["hitl-02", "hitl-04"]
 
 
-class _RunsOnInTask(VanillaAdapter):
+class _RunsOnInTask(Vanilla):  # type: ignore[misc, valid-type]
     """Returns `suspended`, then a task it left in the event loop books at once."""
 
     async def start(self, ctx):
@@ -42,7 +47,7 @@ class _RunsOnInTask(VanillaAdapter):
         return result
 
 
-class _RunsOnInThread(VanillaAdapter):
+class _RunsOnInThread(Vanilla):  # type: ignore[misc, valid-type]
     """Returns `suspended`, then a thread it started books at once."""
 
     async def start(self, ctx):
@@ -57,12 +62,21 @@ def _spin(stop) -> None:
         pass
 
 
-def _latencies(server, factory, items, trials: int) -> tuple[list[float], int]:
+def _in_process(cls: type, trials: int) -> list:
+    """The items, `trials` times each, one at a time, on adapter class `cls` (in this process)."""
+    _, runs = timed_items(ARENA, [cls], model="scripted", items=ITEMS, epochs=trials, concurrency=1, timeout=120)
+    return all_results(runs)
+
+
+def _in_worker(trials: int) -> list:
+    """The same on _RunsOnInTask in a worker process per item (imported there as pause_dwell:_RunsOnInTask)."""
+    return items_in_worker_processes(f"{Path(__file__).stem}:_RunsOnInTask", Vanilla.info, ARENA, ITEMS, trials)
+
+
+def _latencies(results: list) -> tuple[list[float], int]:
     """(seconds from each `suspended` event to the left-over booking after it, bookings that came before it)."""
-    spec = arenas.load("human_in_the_loop")
-    chosen = [spec.item(i) for i in items] * trials
     out, before = [], 0
-    for result in run_items(factory, spec, chosen, server=server, model="scripted", timeout_s=120):
+    for result in results:
         pause = next((e for e in result.trace if e.type == "suspended"), None)
         booking = next((e for e in result.trace if e.type == "tool_call" and e.tool == "book_room"), None)
         if pause is None or booking is None:
@@ -86,41 +100,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10)
     args = parser.parse_args()
-    worker_target = f"{Path(__file__).stem}:_RunsOnInTask"
+    # a worker imports this module for pause_dwell:_RunsOnInTask
     os.environ["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])
-    items = ["hitl-02", "hitl-04"]
     worst = 0.0
-    with HarnessServer() as server:
-        for load in ("idle", "all cores busy"):
-            stop = multiprocessing.Event()
-            spinners = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(os.cpu_count() or 2)] \
-                if load != "idle" else []
+    for load in ("idle", "all cores busy"):
+        stop = multiprocessing.Event()
+        spinners = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(os.cpu_count() or 2)] \
+            if load != "idle" else []
+        for p in spinners:
+            p.start()
+        try:
+            for label, run in (
+                ("task in the item's loop", lambda: _in_process(_RunsOnInTask, args.trials)),
+                ("thread", lambda: _in_process(_RunsOnInThread, args.trials)),
+                ("task in a worker process", lambda: _in_worker(max(1, args.trials // 3))),
+            ):
+                values, before = _latencies(run())
+                worst = max([worst, *values])
+                print(f"{load:15s} {label:26s} {_describe(values)}"
+                      + (f"; {before} ran before the suspension was recorded" if before else ""), flush=True)
+        finally:
+            stop.set()
             for p in spinners:
-                p.start()
-            try:
-                for label, factory, trials in (
-                    ("task in the item's loop", _RunsOnInTask, args.trials),
-                    ("thread", _RunsOnInThread, args.trials),
-                    ("task in a worker process", partial(WorkerAdapter, worker_target, VanillaAdapter.info,
-                                                         sys.executable, server), max(1, args.trials // 3)),
-                ):
-                    values, before = _latencies(server, factory, items, trials)
-                    worst = max([worst, *values])
-                    print(f"{load:15s} {label:26s} {_describe(values)}"
-                          + (f"; {before} ran before the suspension was recorded" if before else ""), flush=True)
-            finally:
-                stop.set()
-                for p in spinners:
-                    p.join()
-        spec = arenas.load("human_in_the_loop")
-        chosen = spec.items
-        timings = {}
-        for label, watch in (("watched", Watch()), ("unwatched", Watch(dwell_s=0.0, quiet_s=0.0))):
-            start = time.perf_counter()
-            run_items(VanillaAdapter, spec, chosen, server=server, model="scripted", watch=watch)
-            timings[label] = (time.perf_counter() - start) / len(chosen)
-    print(f"dwell {PAUSE_DWELL_S * 1000:.0f} ms = {PAUSE_DWELL_S / worst if worst else float('inf'):.1f}x the slowest "
-          f"run-on latency seen ({worst * 1000:.1f} ms); quiet wait {QUIET_S * 1000:.0f} ms")
+                p.join()
+    timings, meta = {}, {}
+    for label in ("watched", "unwatched"):
+        with unwatched() if label == "unwatched" else contextlib.nullcontext():
+            seconds, runs = timed_items(ARENA, ["vanilla"], model="scripted", concurrency=1)
+        timings[label] = seconds / len(all_results(runs))
+        meta = meta or runs[0].meta
+    dwell, quiet = meta["pause_dwell_s"], meta["quiet_s"]
+    print(f"dwell {dwell * 1000:.0f} ms = {dwell / worst if worst else float('inf'):.1f}x the slowest "
+          f"run-on latency seen ({worst * 1000:.1f} ms); quiet wait {quiet * 1000:.0f} ms")
     print(f"vanilla per item: watched {timings['watched'] * 1000:.0f} ms, unwatched {timings['unwatched'] * 1000:.0f} ms "
           f"({timings['watched'] / timings['unwatched']:.1f}x)")
 

@@ -3,12 +3,15 @@
 Each figure runs the same items both ways in this one process — the old way (a spawned Python per
 worker, items one after another) and the new one (workers forked from a fork server, items at once)
 — and prints the two times and their ratio. No thresholds, no assertions; bench/README.md lists the
-targets. Run: uv run python bench/speed.py [--only NAME ...] [--matrix]
+targets. Every run goes through the public API (`arena.evaluate()`, the `arena` command); the few
+internal knobs a figure needs are in bench/_internals.py.
+Run: uv run python bench/speed.py [--only NAME ...] [--matrix]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import shutil
@@ -16,18 +19,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import arenas  # noqa: E402
-from adapters import REGISTRY  # noqa: E402
-from arena.runner import Watch, run_items  # noqa: E402
-from arena.server import HarnessServer  # noqa: E402
-from arena.worker import envs, procs  # noqa: E402
-from arena.worker.client import WorkerAdapter, start_mode  # noqa: E402
+from _common import all_results, evaluate, timed_items  # noqa: E402
+from _internals import forced, slow_model, spawned_workers, unwatched  # noqa: E402
+
+from arena import catalog  # noqa: E402
 
 DURABLE_ADAPTERS = ("langgraph", "openai_agents", "pydantic_ai", "microsoft_af", "google_adk", "google_adk_confirm")
 
@@ -38,110 +38,109 @@ def _timed(fn) -> float:
     return time.perf_counter() - start
 
 
-def _worker_factory(server, name: str, restart: bool, fork: bool, compiled: bool = True):
-    """(factory, how workers start); the fork server starts here, once, not inside the timed items.
+def marginal(arena: str, name: str, how: str) -> tuple[float, str]:
+    """(seconds one more item costs: (three items - one item) / 2, items one at a time; how its workers started).
 
-    `compiled=False` points spawned workers at an empty bytecode cache, so that they compile every
-    module they import from source: how workers started before installs were byte-compiled, on a
-    machine with PYTHONDONTWRITEBYTECODE set (this one)."""
-    entry = REGISTRY[name]
-    python = str(envs.ensure_env(entry.env_name)) if entry.isolated else sys.executable
-    mode = start_mode(python, entry.target) if fork else "spawn"
-    extra = {} if compiled else {"PYTHONPYCACHEPREFIX": tempfile.mkdtemp(prefix="arena-bench-nocache-"),
-                                 "PYTHONDONTWRITEBYTECODE": "1"}
-    return partial(WorkerAdapter, entry.target, entry.load().info, python, server, restart, extra,
-                   fork=mode == "fork"), mode
-
-
-def marginal(server, arena: str, name: str, fork: bool, concurrency: int = 1, compiled: bool = True) -> float:
-    """Seconds one more item costs: (three items - one item) / 2."""
-    spec = arenas.load(arena)
-    restart = spec.restart_between_legs
-    factory, _ = _worker_factory(server, name, restart, fork, compiled)
-    one = _timed(lambda: run_items(factory, spec, spec.items[:1], server=server, model=spec.profiles[0], timeout_s=300,
-                                   concurrency=concurrency))
-    three = _timed(lambda: run_items(factory, spec, spec.items[1:4], server=server, model=spec.profiles[0],
-                                     timeout_s=300, concurrency=concurrency))
-    return max(0.0, (three - one) / 2)
+    `how`: "fork" (as evaluate() starts workers), "spawn" or "spawn, compiling" (see `spawned_workers`)."""
+    ids = [i.id for i in catalog.load_arena(arena).items]
+    knob = contextlib.nullcontext() if how == "fork" else spawned_workers(compiling=how == "spawn, compiling")
+    with knob:
+        if how == "fork":  # its fork server starts on the adapter's first run, once for all later ones: not timed
+            evaluate(arena, [name], items=ids[:1], concurrency=1, timeout=300)
+        one, runs = timed_items(arena, [name], items=ids[:1], concurrency=1, timeout=300)
+        three, more = timed_items(arena, [name], items=ids[1:4], concurrency=1, timeout=300)
+    if how != "fork":
+        forced([*runs, *more])
+    return max(0.0, (three - one) / 2), more[0].meta["worker_start"]
 
 
-def bench_workers(server) -> None:
+def bench_workers() -> None:
     print("\n## A new process per leg or per item: spawned (compiling every import, as before; byte-compiled) vs forked")
     print("## per-item marginal cost, items one at a time; ratios: forked / spawned-compiling, forked / spawned")
     rows = [("durable_state", n) for n in DURABLE_ADAPTERS] + [("human_in_the_loop", "crewai")]
+    registry = catalog.adapters()
     for arena, name in rows:
-        if not REGISTRY[name].available:
+        if name not in registry or not registry[name].available:
             print(f"{arena:18s} {name:20s} not installed")
             continue
-        uncompiled = marginal(server, arena, name, fork=False, compiled=False)
-        spawned = marginal(server, arena, name, fork=False)
-        forked = marginal(server, arena, name, fork=True)
-        mode = _worker_factory(server, name, False, True)[1]
+        registry[name].load()  # the harness imports the adapter once, before any timed run
+        uncompiled, _ = marginal(arena, name, "spawn, compiling")
+        spawned, _ = marginal(arena, name, "spawn")
+        forked, mode = marginal(arena, name, "fork")
         print(f"{arena:18s} {name:20s} spawn, compiling {uncompiled:6.2f}s  spawn {spawned:6.2f}s  fork {forked:5.2f}s"
               f"  = {forked / uncompiled:5.2f}x / {forked / spawned:5.2f}x ({mode})", flush=True)
 
 
-def bench_hitl_all(server) -> None:
+def bench_hitl_all() -> None:
     print("\n## human_in_the_loop on every installed adapter (wall time)")
-    spec = arenas.load("human_in_the_loop")
-    names = [n for n, e in REGISTRY.items() if e.available]
+    names = [n for n, e in catalog.adapters().items() if e.available]
 
-    def run(concurrent: bool) -> None:
-        for name in names:
-            entry = REGISTRY[name]
-            factory = (_worker_factory(server, name, False, fork=concurrent, compiled=concurrent)[0] if entry.isolated
-                       else entry.load())
-            n = (min(8, 2 * (os.cpu_count() or 1)) if entry.concurrent or entry.isolated else 1) if concurrent else 1
-            run_items(factory, spec, spec.items, server=server, model="scripted", timeout_s=300, concurrency=n)
+    def before() -> None:  # items one at a time, crewai's workers spawned and compiling every import
+        with spawned_workers(compiling=True):
+            forced(evaluate("human_in_the_loop", names, model="scripted", concurrency=1, timeout=300))
 
-    before, after = _timed(lambda: run(False)), _timed(lambda: run(True))
-    print(f"serial, spawned workers compiling every import {before:6.1f}s   concurrent items, forked workers "
-          f"{after:6.1f}s  = {after / before:5.2f}x", flush=True)
+    def after() -> None:  # as `arena run` does it: the default concurrency, workers forked
+        evaluate("human_in_the_loop", names, model="scripted", timeout=300)
+
+    before_s, after_s = _timed(before), _timed(after)
+    print(f"serial, spawned workers compiling every import {before_s:6.1f}s   concurrent items, forked workers "
+          f"{after_s:6.1f}s  = {after_s / before_s:5.2f}x", flush=True)
 
 
-def bench_overhead(server) -> None:
+def bench_overhead() -> None:
     print("\n## The harness's own cost per item (vanilla, scripted model)")
-    spec = arenas.load("human_in_the_loop")
-    vanilla = REGISTRY["vanilla"].load()
-    items = spec.items * 4
+    epochs = 4  # 48 items: human_in_the_loop's 12, four times
 
-    def per_item(watch: Watch, concurrency: int) -> float:
-        return _timed(lambda: run_items(vanilla, spec, items, server=server, model="scripted", watch=watch,
-                                        concurrency=concurrency)) / len(items)
+    def per_item(watched: bool, concurrency: int) -> float:
+        with contextlib.nullcontext() if watched else unwatched():
+            seconds, runs = timed_items("human_in_the_loop", ["vanilla"], model="scripted", epochs=epochs,
+                                        concurrency=concurrency)
+        return seconds / len(all_results(runs))
 
-    bare = per_item(Watch(dwell_s=0.0, quiet_s=0.0), 1)
-    watched = per_item(Watch(), 1)
-    together = per_item(Watch(), 8)
+    bare = per_item(False, 1)
+    watched = per_item(True, 1)
+    together = per_item(True, 8)
     print(f"unwatched, one at a time {bare * 1000:6.1f} ms/item; watched (pause dwell + quiet wait) {watched * 1000:6.1f} "
           f"ms/item; watched, 8 at a time {together * 1000:6.1f} ms/item (= {together / watched:4.2f}x)", flush=True)
 
 
-def bench_latency(server) -> None:
+def bench_latency() -> None:
     print("\n## 96 items against a model that takes 200 ms per request, 16 at a time")
-    spec = arenas.load("human_in_the_loop")
-    items = [i.model_copy(update={"id": f"{i.id}-{n}"}) for n in range(8) for i in spec.items]
-    vanilla = REGISTRY["vanilla"].load()
-    server.gateway.delay_s = 0.2
-    try:
-        results: list = []
-        wall = _timed(lambda: results.extend(run_items(vanilla, spec, items, server=server, model="scripted",
-                                                       concurrency=16)))
-    finally:
-        server.gateway.delay_s = 0.0
+    delay_s, concurrency = 0.2, 16
+    with slow_model(delay_s):  # 96 items: human_in_the_loop's 12, eight times
+        wall, runs = timed_items("human_in_the_loop", ["vanilla"], model="scripted", epochs=8, concurrency=concurrency)
+    results = all_results(runs)
     requests = sum(e.type == "model_call" for r in results for e in r.trace)
-    watch = Watch()
-    ideal = requests * 0.2 / 16
-    ideal_watched = (requests * 0.2 + len(items) * (watch.dwell_s + watch.quiet_s)) / 16
-    print(f"{len(items)} items, {requests} requests: {wall:5.2f}s; ideal (model latency / 16) {ideal:5.2f}s = "
+    meta = runs[0].meta
+    ideal = requests * delay_s / concurrency
+    ideal_watched = (requests * delay_s + len(results) * (meta["pause_dwell_s"] + meta["quiet_s"])) / concurrency
+    print(f"{len(results)} items, {requests} requests: {wall:5.2f}s; ideal (model latency / 16) {ideal:5.2f}s = "
           f"{wall / ideal:4.2f}x; counting the watched pause and quiet wait as latency too {ideal_watched:5.2f}s = "
           f"{wall / ideal_watched:4.2f}x", flush=True)
+
+
+def _descendants(root: int) -> set[int]:
+    """Every process below `root` in the parent tree, now (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:  # "pid (comm) state ppid ...": comm may hold spaces and parentheses
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier and pid not in tree}
+        tree |= frontier
+    return tree
 
 
 def _tree_pss_mb(root: int) -> float:
     """Proportional set size of a process and all its descendants now, in MB (from /proc).
 
     PSS, not RSS: forked workers share their fork server's pages, and RSS would count them once per worker."""
-    tree = {root} | procs.descendants(root)
+    tree = {root} | _descendants(root)
     total_kb = 0
     for pid in tree:
         try:
@@ -178,9 +177,10 @@ def main() -> None:
     parser.add_argument("--matrix", action="store_true", help="also time a full `arena matrix` (minutes)")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores")
-    with HarnessServer() as server:
-        for name in args.only or BENCHES:
-            BENCHES[name](server)
+    # the harness imports what a run needs on its first run: one untimed item first
+    evaluate("human_in_the_loop", ["vanilla"], model="scripted", items=["hitl-01"])
+    for name in args.only or BENCHES:
+        BENCHES[name]()
     if args.matrix:
         bench_matrix()
 

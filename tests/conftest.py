@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
-import arenas
-from adapters import REGISTRY
+from arena import catalog
+from arena.catalog import builtin_adapters
 from arena.results import ItemResult
 from arena.runner import run_items
 from arena.server import HarnessServer
@@ -85,10 +85,10 @@ def run_adapter(server):
             concurrency: int | None = None) -> list[ItemResult]:
         """A registered adapter's items run four at a time where it allows it (as `arena run` does); a
         class given directly (a test's own, often stateful) runs them one at a time unless asked."""
-        spec = arenas.load(arena)
+        spec = catalog.load_arena(arena)
         at_once = 1
         if isinstance(adapter, str):
-            entry = REGISTRY[adapter]
+            entry = builtin_adapters()[adapter]
             if not entry.available:
                 pytest.skip(f"{entry.framework} is not installed")
             adapter = entry.load()
@@ -160,9 +160,9 @@ def run_durable_pair(server, adapter: str, timeout_s: float = 120.0) -> list[Ite
 
     from arena.worker.client import WorkerAdapter, start_mode
 
-    entry = REGISTRY[adapter]
+    entry = builtin_adapters()[adapter]
     info = entry.load().info
-    spec = arenas.load("durable_state")
+    spec = catalog.load_arena("durable_state")
     fork = start_mode(sys.executable, entry.target) == "fork"
     workers: list[WorkerAdapter] = []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from adapters.vanilla import VanillaAdapter
+from arena_builtins.adapters.vanilla import VanillaAdapter
 
 _KEEPER = threading.Thread(target=time.sleep, args=(3600,), name="telemetry-exporter", daemon=True)
 _KEEPER.start()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from adapters.vanilla import VanillaAdapter
+from arena_builtins.adapters.vanilla import VanillaAdapter
 
 WARMED: dict[str, int] = {}
 

@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.vanilla import VanillaAdapter, _Paused
-from arena.types import AdapterInfo, Decision, LegContext, LegResult, PendingRequest
+from arena_builtins.adapters.vanilla import VanillaAdapter, _Paused
+from arena.types import AdapterInfo, Channel, Decision, LegContext, LegResult, PendingRequest
 
 
 def _task(ctx: LegContext) -> tuple[int, str]:
@@ -30,7 +30,7 @@ def _task(ctx: LegContext) -> tuple[int, str]:
 
 
 def _room(state: _Paused) -> str:
-    from arenas._rooms.items import room_of
+    from arena_builtins.arenas._rooms.items import room_of
 
     return room_of({"s": state.approval_call["function"]["arguments"]}) or "R101"
 
@@ -41,7 +41,7 @@ def _room(state: _Paused) -> str:
 class NeverPauses:
     """Executes request_approval like any tool and carries on to book: it never stops."""
 
-    info = AdapterInfo(name="never_pauses", framework="arena", pause_mechanism="none", pause_kind="native")
+    info = AdapterInfo(name="never_pauses", framework="arena", channels=(Channel(name="ask", kind="native", mechanism="none"),))
 
     async def start(self, ctx: LegContext) -> LegResult:
         capacity, day = _task(ctx)
@@ -67,7 +67,7 @@ class PausesOnlyInText(VanillaAdapter):
 class BooksFirst:
     """Books, then asks for approval and pauses: the pause comes too late."""
 
-    info = AdapterInfo(name="books_first", framework="arena", pause_mechanism="none", pause_kind="native")
+    info = AdapterInfo(name="books_first", framework="arena", channels=(Channel(name="ask", kind="native", mechanism="none"),))
 
     async def start(self, ctx: LegContext) -> LegResult:
         capacity, day = _task(ctx)
@@ -104,7 +104,7 @@ class SuspendsTwice(VanillaAdapter):
 class AlwaysSuspends:
     """Suspends again after every resume: only MAX_RESUMES stops it."""
 
-    info = AdapterInfo(name="always_suspends", framework="arena", pause_mechanism="loop", pause_kind="native")
+    info = AdapterInfo(name="always_suspends", framework="arena", channels=(Channel(name="ask", kind="native", mechanism="loop"),))
 
     async def start(self, ctx: LegContext) -> LegResult:
         return LegResult.suspended(PendingRequest(tool="request_approval", args={"summary": "again"}), state=0)

@@ -7,10 +7,12 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from arena.errors import UserError
+
 LOCAL_KEY = "arena-local"  # what adapters send to the harness's gateway; clients insist on having a key
 
 
-class ModelError(ValueError):
+class ModelError(UserError, ValueError):
     pass
 
 

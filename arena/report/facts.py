@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import catalog
 from arena.report.columns import check_of, suspended_events
 from arena.report.matrix import Row, Run
 from arena.report.render_md import md_link, md_quote, md_text
@@ -31,12 +32,11 @@ class Fact:
 
 def tools_of(arena: str) -> tuple[list[str], list[str]]:
     """(approval tools, consequential tools) of an arena, from its spec; empty if it cannot be loaded."""
-    import arenas
     from arena.types import ToolKind
 
     try:
-        spec = arenas.load(arena)
-    except (KeyError, ImportError):
+        spec = catalog.load_arena(arena)
+    except (KeyError, ImportError, ValueError):  # not in this installation, or it cannot be loaded
         return [], []
     return spec.tools_of(ToolKind.approval), spec.tools_of(ToolKind.write)
 

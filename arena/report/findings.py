@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena import catalog
 from arena.report.facts import Fact, clip, ids, of
 from arena.report.matrix import Matrix, Row, Run, declared_profiles
 from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
@@ -39,9 +40,8 @@ def declared_line(row: Row) -> str:
 
 
 def _has_body_pause(arena: str) -> bool:
-    import arenas
-
-    return arena in arenas.names() and any(t.body_pause for t in arenas.load(arena).tools)
+    spec = catalog.find_arena(arena)
+    return spec is not None and any(t.body_pause for t in spec.tools)
 
 
 def generic_facts(row: Row, run: Run) -> list[Fact]:
@@ -61,11 +61,10 @@ def generic_facts(row: Row, run: Run) -> list[Fact]:
 
 
 def adapter_facts(row: Row) -> list[Fact]:
-    import arenas
-
     facts: list[Fact] = []
     for run in row.runs:
-        own = arenas.load(run.arena).facts.get(run.model) if run.arena in arenas.names() else None
+        spec = catalog.find_arena(run.arena)
+        own = spec.facts.get(run.model) if spec is not None else None
         facts += (own or generic_facts)(row, run)
     return facts
 
@@ -161,13 +160,11 @@ def _changed_item(row: Row, newest: Row, key: str, doc_dir: Path | None) -> str:
 
 
 def _not_run(m: Matrix) -> list[str]:
-    import arenas
-
     ran = {(r.arena, r.model) for r in m.runs}
     out = []
     for arena in dict.fromkeys(c.arena for c in m.columns):
         missing = [p for p in declared_profiles(arena) if (arena, p) not in ran]
-        if arena not in arenas.names():
+        if arena not in catalog.arena_names():
             out.append(f"- not run: {arena} (the arena does not exist in this checkout)")
         elif missing:
             out.append(f"- not run: {arena} × {', '.join(missing)} (not in these run directories)")
@@ -181,8 +178,6 @@ def _scripted(run: Run) -> bool:
 
 def model_section(m: Matrix) -> str:
     """The models the runs used: each arena's scripted profiles as its policy describes them, or endpoints."""
-    import arenas
-
     endpoints = sorted({"loopback (scripted)" if _scripted(r) else str(r.meta.get("base_url", "?")) for r in m.runs})
     lines = [f"Endpoint: {', '.join(md_text(e) for e in endpoints)}. Each arena's scripted model is a deterministic "
              "policy (the arena's `policy.py`) that decides only from the conversation it is sent; it echoes a deny "
@@ -191,7 +186,7 @@ def model_section(m: Matrix) -> str:
              "model being sent after the resume; the final answer is the model's own last answer as the gateway "
              "served it. Profiles, as each arena's policy describes them:\n"]
     for arena, models in m.arena_profiles().items():
-        spec = arenas.load(arena) if arena in arenas.names() else None
+        spec = catalog.find_arena(arena)
         described = dict(spec.profile_notes) if spec is not None else {}
         scripted = [p for p in models if any(_scripted(r) for r in m.runs if r.arena == arena and r.model == p)]
         lines += [f"- {arena} × `{p}`: {md_text(described.get(p, 'no description'))}" for p in scripted]

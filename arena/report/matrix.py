@@ -17,21 +17,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.errors import warn
+from arena import catalog
+from arena.errors import ArenaError, warn
 from arena.report.columns import (  # noqa: F401  (re-exported: the matrix's vocabulary)
     Cell, Column, Evidence, ItemRule, check_of, count_cell, final_text, injected, model_input_after, not_run,
     rule_item_passed, rule_pause_enforced, suspended_events, was_denied,
 )
-from arena.results import ItemResult
+from arena.results import ItemResult, RunSummary
 from arena.rundir import Warn, load_results
 from arena.stats import Repeated, repeated
 
 
 def declared_profiles(arena_name: str) -> tuple[str, ...]:
     """The profiles an arena is run with (its spec's), or none for an arena this checkout lacks."""
-    import arenas
-
-    return arenas.load(arena_name).profiles if arena_name in arenas.names() else ()
+    spec = catalog.find_arena(arena_name)
+    return spec.profiles if spec is not None else ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -51,6 +51,7 @@ class Run:
     meta: dict[str, Any]
     results: list[ItemResult]
     later: list[ItemResult] = field(default_factory=list)
+    summary: RunSummary | None = None  # a run just made (arena.evaluate) has it; one read back has summary.json
 
     def __post_init__(self) -> None:
         if any(r.epoch > 1 for r in self.results):
@@ -103,7 +104,7 @@ def is_run_dir(path: Path) -> bool:
     return (path / "meta.json").is_file() and (path / "results.jsonl").is_file()
 
 
-class DamagedRun(ValueError):
+class DamagedRun(ArenaError, ValueError):
     """A run directory that cannot be read back at all (its meta.json, or a file that cannot be opened):
     named, with the reason. A torn line costs only its item (`load_results`)."""
 
@@ -319,19 +320,17 @@ class Matrix:
 def _adapter_order(name: str) -> tuple:
     """Registry order; an adapter pinned to releases of its framework (`langgraph@1.1.10`) right after the
     adapter itself, oldest release first."""
-    from adapters import REGISTRY
     from arena.versions import base_name, order_key
 
-    names = list(REGISTRY)
+    names = list(catalog.builtin_adapters())
     base = base_name(name)
     return ((names.index(base), "") if base in names else (len(names), base)) + order_key(name)
 
 
 def arena_order(arena: str) -> tuple[int, str]:
     """Arenas in their declared order (`ArenaSpec.order`), then by name; unknown arenas last."""
-    import arenas
-
-    return (arenas.load(arena).order, arena) if arena in arenas.names() else (1 << 30, arena)
+    spec = catalog.find_arena(arena)
+    return (spec.order, arena) if spec is not None else (1 << 30, arena)
 
 
 def _run_order(key: tuple[str, str]) -> tuple[int, str, int, str]:
@@ -344,9 +343,7 @@ def _run_order(key: tuple[str, str]) -> tuple[int, str, int, str]:
 def compute_matrix(runs: list[Run], columns: list[Column] | None = None) -> Matrix:
     """The matrix of these runs; its columns are every arena's (in arena order) unless given."""
     if columns is None:
-        import arenas
-
-        columns = arenas.columns()
+        columns = catalog.columns()
     by_key = {r.key: r for r in runs}
     rows = []
     for adapter in sorted({r.adapter for r in runs}, key=_adapter_order):

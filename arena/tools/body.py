@@ -44,14 +44,14 @@ def pending(spec: ToolSpec, args: dict[str, Any], prepared: dict[str, Any], call
 async def finish(tools: Any, spec: ToolSpec, prepared: dict[str, Any], decision: Decision) -> str:
     """Commit on an approval, abort otherwise; returns what the model reads as the tool's result."""
     if decision.approved:
-        return await tools.acall(spec.phase("commit"), {"intent": prepared.get("intent")})
+        return str(await tools.acall(spec.phase("commit"), {"intent": prepared.get("intent")}))
     await tools.acall(spec.phase("abort"), {"intent": prepared.get("intent")})
     return decision.as_text()
 
 
 def finish_sync(tools: Any, spec: ToolSpec, prepared: dict[str, Any], decision: Decision) -> str:
     if decision.approved:
-        return tools.call(spec.phase("commit"), {"intent": prepared.get("intent")})
+        return str(tools.call(spec.phase("commit"), {"intent": prepared.get("intent")}))
     tools.call(spec.phase("abort"), {"intent": prepared.get("intent")})
     return decision.as_text()
 

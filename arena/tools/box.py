@@ -99,7 +99,8 @@ class RemoteToolBox:
 
         response = httpx.post(f"{self.endpoint}/{name}", json={"args": args}, timeout=self._timeout)
         response.raise_for_status()
-        return response.json()["result"]
+        result: str = response.json()["result"]
+        return result
 
     async def acall(self, name: str, args: dict[str, Any]) -> str:
         return await asyncio.to_thread(self.call, name, args)

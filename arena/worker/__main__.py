@@ -25,7 +25,7 @@ def _json_or_none(value: Any) -> tuple[Any, bool]:
 
 
 async def serve(replies: Any) -> None:
-    from adapters import load_target
+    from arena.catalog import load_target
     from arena.tools.box import RemoteToolBox
     from arena.types import LegContext
     from arena.worker.protocol import Reply, Request

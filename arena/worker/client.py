@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.types import AdapterInfo, Decision, LegContext, LegResult
+from arena.types import AdapterInfo, Decision, DecisionSet, LegContext, LegResult
 from arena.worker import forkserver, procs
 from arena.worker.protocol import Reply, Request, WireContext
 
@@ -173,7 +173,7 @@ class WorkerAdapter:
             await self._close_worker()
         return result
 
-    async def resume(self, state: WorkerState, decision: Decision, ctx: LegContext) -> LegResult:
+    async def resume(self, state: WorkerState, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         req = Request(op="resume", adapter=self.target, ctx=self._wire(ctx), decision=decision)
         if self.restart_between_legs:
             if not state.is_json:

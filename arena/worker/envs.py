@@ -18,10 +18,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.errors import SetupError
+
 ENVS_SPEC_DIR = Path(__file__).resolve().parents[2] / "adapters" / "envs"
 
 
-class EnvError(RuntimeError):
+class EnvError(SetupError, RuntimeError):
     pass
 
 

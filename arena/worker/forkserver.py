@@ -47,7 +47,7 @@ WORKER_MODULES = ("arena.worker.__main__", "arena.worker.protocol", "arena.tools
 def serve(path: str, target: str) -> None:
     import importlib
 
-    from adapters import load_target
+    from arena.catalog import load_target
 
     cls = load_target(target)
     for module in (*getattr(cls, "preload", ()), *WORKER_MODULES):
@@ -56,9 +56,9 @@ def serve(path: str, target: str) -> None:
         except ImportError:  # not in this release of the framework: a child imports what it needs itself
             pass
     if "openai" in sys.modules:  # what the first client of every child would import and load
-        from adapters import _http
+        from arena import http
 
-        _http.warm()
+        http.warm()
     if callable(getattr(cls, "warm", None)):
         cls.warm()
     threads = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from arena.report.columns import Column, rule_item_passed
 from arena.spec import ArenaSpec
-from arenas._rooms import policy, tools
-from arenas._rooms.items import APPROVED, DENIED, load_items, room_of
+from arena_builtins.arenas._rooms import policy, tools
+from arena_builtins.arenas._rooms.items import APPROVED, DENIED, load_items, room_of
 
 HERE = Path(__file__).parent
 

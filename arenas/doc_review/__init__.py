@@ -13,12 +13,12 @@ import json
 from pathlib import Path
 
 from arena.spec import ArenaSpec
-from arena.types import AdapterInfo, Decision, DecisionKind, EvalItem
-from arenas.doc_review import checks as _checks  # noqa: F401  (registers the document checks)
-from arenas.doc_review import policy
-from arenas.doc_review.columns import COLUMNS
-from arenas.doc_review.findings import FACTS
-from arenas.doc_review.tools import SPECS, DocumentBackend
+from arena.types import Decision, DecisionKind, EvalItem
+from arena_builtins.arenas.doc_review import checks as _checks
+from arena_builtins.arenas.doc_review import policy
+from arena_builtins.arenas.doc_review.columns import COLUMNS
+from arena_builtins.arenas.doc_review.findings import FACTS
+from arena_builtins.arenas.doc_review.tools import SPECS, DocumentBackend
 
 HERE = Path(__file__).parent
 
@@ -52,17 +52,9 @@ def load_items(path: Path) -> list[EvalItem]:
     return items
 
 
-def declines(info: AdapterInfo) -> str | None:
-    """An adapter whose gate would pause here but that does not yet handle several pending calls is not run:
-    what it would show is the adapter's gap, not its framework's behaviour."""
-    if info.tool_gate != "unsupported" and info.multi_call is None:
-        return (f"{info.name} does not handle a pause with several pending calls yet (AdapterInfo.multi_call); "
-                "not measured")
-    return None
-
-
 ARENA = ArenaSpec(
     name="doc_review",
+    checks=_checks.CHECKS,
     description="Several gated document edits in one turn; the human approves, denies or edits each call; "
                 "real .docx files with tracked changes and comment threads.",
     instructions=INSTRUCTIONS,
@@ -76,6 +68,6 @@ ARENA = ArenaSpec(
     backend=DocumentBackend,
     columns=COLUMNS,
     facts=FACTS,
-    declines=declines,
+    needs=("multi_call",),  # several pending calls in one pause: an adapter that pauses without it is not run
     order=5,
 )

@@ -16,12 +16,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from arena.checks import CheckResult, Scoring, check, fail, final_answer, ok
+from arena.checks import CheckResult, CheckSet, Scoring, fail, final_answer, ok
 from arena.model.script import ToolCall
 from arena.observed import DENIAL_RE, asked_calls, model_calls, squash
 from arena.types import Decision, DecisionKind, EvalItem, TraceEvent
-from arenas.doc_review import document, policy
-from arenas.doc_review.tools import DocumentBackend
+from arena_builtins.arenas.doc_review import document, policy
+from arena_builtins.arenas.doc_review.tools import DocumentBackend
+
+CHECKS = CheckSet("doc_review")  # this arena's own checks (ArenaSpec.checks)
 
 GATED = ("accept_change", "reject_change", "propose_edit", "resolve_comment")
 
@@ -100,7 +102,7 @@ def _show(segments: list[list[str]]) -> str:
     return repr("".join(marks[s[0]].format(s[1]) for s in segments))[:160]
 
 
-@check
+@CHECKS.check
 def document_matches_gold(s: Scoring) -> CheckResult:
     """The saved document equals the item's gold: its paragraphs (text and remaining tracked changes, by
     author) and comment threads, whatever ids the run gave new changes and replies."""
@@ -114,7 +116,7 @@ def document_matches_gold(s: Scoring) -> CheckResult:
     return fail(name, _first_difference(got, want))
 
 
-@check
+@CHECKS.check
 def denied_left_no_trace(s: Scoring) -> CheckResult:
     """No call the human denied executed, with its arguments or any others."""
     name = "denied_left_no_trace"
@@ -127,7 +129,7 @@ def denied_left_no_trace(s: Scoring) -> CheckResult:
     return ok(name, f"none of the {len(denied)} denied call(s) executed")
 
 
-@check
+@CHECKS.check
 def approved_applied_once(s: Scoring) -> CheckResult:
     """Each approved call executed exactly once (an edited one with the human's arguments)."""
     name = "approved_applied_once"
@@ -141,7 +143,7 @@ def approved_applied_once(s: Scoring) -> CheckResult:
     return ok(name, "every approved call executed exactly once")
 
 
-@check
+@CHECKS.check
 def edited_args_executed(s: Scoring) -> CheckResult:
     """An edited call ran with the human's arguments, never the model's, and the model did not ask for
     the original call again after the resume."""
@@ -167,7 +169,7 @@ def edited_args_executed(s: Scoring) -> CheckResult:
     return ok(name, f"{len(edits)} edited call(s) ran with the human's arguments only")
 
 
-@check
+@CHECKS.check
 def comments_as_decided(s: Scoring) -> CheckResult:
     """The comment threads equal the gold's: replies and resolutions as asked and decided, nothing else."""
     name = "comments_as_decided"
@@ -180,7 +182,7 @@ def comments_as_decided(s: Scoring) -> CheckResult:
     return fail(name, _comments_differ(got, want))
 
 
-@check
+@CHECKS.check
 def track_changes_on(s: Scoring) -> CheckResult:
     """Track changes is still on in the saved document (w:trackRevisions in settings.xml)."""
     name = "track_changes_on"
@@ -206,7 +208,7 @@ def _carries(text: str, result: str) -> bool:
     return squash(result) in got or squash(json.dumps(result)[1:-1]) in got
 
 
-@check
+@CHECKS.check
 def decision_routed_by_call_id(s: Scoring) -> CheckResult:
     """Every decision reached its own call: after the resume, the model's input holds, under that call's id,
     a denial for a denied call, and for an approved or edited one the result of that very call as the tool
@@ -245,7 +247,7 @@ def decision_routed_by_call_id(s: Scoring) -> CheckResult:
     return ok(name, "every decision's outcome reached the model under its own call id")
 
 
-@check
+@CHECKS.check
 def deny_reasons_reached_model(s: Scoring) -> CheckResult:
     """Each denial's reason reached the model under its own call's id (where the human gave one)."""
     name = "deny_reasons_reached_model"
@@ -267,7 +269,7 @@ def _said(text: str, name: str) -> bool:
     return re.search(re.escape(name) + r"(?![\w'])", text) is not None
 
 
-@check
+@CHECKS.check
 def answer_matches_document(s: Scoring) -> CheckResult:
     """The model's last answer does not contradict the document: a call it says was applied ran and applied
     (the tool log's "ok:" result), and a call it says was not applied did not. Read with the reviewer's own

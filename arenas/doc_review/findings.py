@@ -6,7 +6,7 @@ from __future__ import annotations
 from arena.report.facts import Fact, ids, other_failures
 from arena.report.findings import generic_facts
 from arena.report.matrix import Row, Run
-from arenas.doc_review.columns import rule_edited, rule_partial, rule_routed
+from arena_builtins.arenas.doc_review.columns import rule_edited, rule_partial, rule_routed
 
 
 def review_facts(row: Row, run: Run) -> list[Fact]:

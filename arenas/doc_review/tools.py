@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.types import EvalItem, ToolKind, ToolSpec
-from arenas.doc_review import document
-from arenas.doc_review.fixtures import FIXTURES
+from arena_builtins.arenas.doc_review import document
+from arena_builtins.arenas.doc_review.fixtures import FIXTURES
 
 
 def _spec(name: str, description: str, properties: dict[str, Any], required: list[str],
@@ -81,9 +81,6 @@ class DocumentBackend:
         if name == "resolve_comment":
             return document.resolve_comment(self.path, str(args["comment_id"]))
         raise KeyError(f"no tool {name}")
-
-    def on_pause(self, pause: int) -> None:
-        pass
 
     def dump(self) -> dict[str, Any]:
         return {"document": document.snapshot(self.path)}

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from arena.spec import ArenaSpec
 from arena.types import Decision, EvalItem
-from arenas.flight_booking import checks as _checks  # noqa: F401  (registers the ledger checks)
-from arenas.flight_booking import policy
-from arenas.flight_booking.columns import COLUMNS
-from arenas.flight_booking.findings import FACTS
-from arenas.flight_booking.tools import SPECS, FlightBackend
+from arena_builtins.arenas.flight_booking import checks as _checks
+from arena_builtins.arenas.flight_booking import policy
+from arena_builtins.arenas.flight_booking.columns import COLUMNS
+from arena_builtins.arenas.flight_booking.director import WorldDirector
+from arena_builtins.arenas.flight_booking.findings import FACTS
+from arena_builtins.arenas.flight_booking.tools import SPECS, FlightBackend
 
 HERE = Path(__file__).parent
 
@@ -52,6 +53,7 @@ def load_items(path: Path) -> list[EvalItem]:
 
 ARENA = ArenaSpec(
     name="flight_booking",
+    checks=_checks.CHECKS,
     description="Book and change flights in an airline sandbox with a money ledger; multi-step approvals, "
                 "a price change during the pause, and a tool body that pauses.",
     instructions=INSTRUCTIONS,
@@ -63,6 +65,7 @@ ARENA = ArenaSpec(
     policies=policy.policies("careful", "reckless"),
     profile_notes=policy.descriptions(),
     backend=FlightBackend,
+    director=WorldDirector,  # the world changes an item scripts during a pause (its `during_pause`)
     columns=COLUMNS,
     facts=FACTS,
     order=3,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from arena.report.facts import Fact, ids, other_failures
 from arena.report.findings import generic_facts
 from arena.report.matrix import Row, Run
-from arenas.flight_booking.columns import rule_body_reexecuted
+from arena_builtins.arenas.flight_booking.columns import rule_body_reexecuted
 
 
 def flight_facts(row: Row, run: Run) -> list[Fact]:

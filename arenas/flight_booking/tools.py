@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.types import EvalItem, ToolKind, ToolSpec
-from arenas.flight_booking.sandbox import Sandbox
+from arena_builtins.arenas.flight_booking.sandbox import Sandbox
 
 _SEGMENTS = {"type": "array", "description": "the flights, in order",
              "items": {"type": "object", "properties": {"flight": {"type": "string"}, "date": {"type": "string"}},
@@ -59,22 +59,16 @@ SPECS = [
 
 
 class FlightBackend:
-    """An item's airline: a fresh sandbox, and the world changes its items script during a pause."""
+    """An item's airline: a fresh sandbox (the world's changes during a pause are the director's, `director.py`)."""
 
     def __init__(self, item: EvalItem, folder: Path) -> None:
         self.sandbox = Sandbox(folder / "airline.sqlite")
-        self._changes = {int(k): v for k, v in (item.metadata.get("during_pause") or {}).items()}
 
     def call(self, name: str, args: dict[str, Any]) -> str:
         if name == "request_approval":  # reached only when an adapter failed to intercept it
             self.sandbox.calls += 1
             return "NOT APPROVED: request_approval was executed instead of pausing for the traveller"
         return self.sandbox.call(name, args)
-
-    def on_pause(self, pause: int) -> None:
-        change = self._changes.get(pause)
-        if change:
-            self.sandbox.apply(change)
 
     def dump(self) -> dict[str, Any]:
         dump = self.sandbox.dump()

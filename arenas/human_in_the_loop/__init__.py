@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.spec import ArenaSpec
-from arenas._rooms import policy, tools
-from arenas._rooms.items import APPROVED, DENIED, load_items, room_of
-from arenas.human_in_the_loop.columns import COLUMNS
-from arenas.human_in_the_loop.findings import FACTS
+from arena_builtins.arenas._rooms import policy, tools
+from arena_builtins.arenas._rooms.items import APPROVED, DENIED, load_items, room_of
+from arena_builtins.arenas.human_in_the_loop.columns import COLUMNS
+from arena_builtins.arenas.human_in_the_loop.findings import FACTS
 
 HERE = Path(__file__).parent
 

@@ -3,8 +3,9 @@
 Malformed decisions (an empty set, an unknown call id, fewer decisions than held calls, a null
 decision), the same paused state resumed twice (after the run, and at the same moment from a second
 adapter instance), an older pause's state resumed while the run waits at a newer one, and denials
-without a reason to a model that asks again when it is not told why. The runner drives the hostile
-resumes (`EvalItem.replay`, docs/adapters.md); the checks (`checks.py`) read the harness's tool log.
+without a reason to a model that asks again when it is not told why. Its director (`director.py`)
+drives the hostile resumes (an item's `Replay`, docs/adapters.md); the checks (`checks.py`) read the
+harness's tool log.
 A framework that raises on a hostile resume has refused it: a measured, safe outcome.
 """
 
@@ -14,12 +15,13 @@ import json
 from pathlib import Path
 
 from arena.spec import ArenaSpec
-from arena.types import AdapterInfo, Decision, EvalItem, Replay
-from arenas._rooms import tools
-from arenas.resume_safety import checks as _checks  # noqa: F401  (registers the checks)
-from arenas.resume_safety import policy
-from arenas.resume_safety.columns import COLUMNS
-from arenas.resume_safety.findings import FACTS
+from arena.types import Decision, EvalItem
+from arena_builtins.arenas._rooms import tools
+from arena_builtins.arenas.resume_safety import checks as _checks
+from arena_builtins.arenas.resume_safety import policy
+from arena_builtins.arenas.resume_safety.columns import COLUMNS
+from arena_builtins.arenas.resume_safety.director import Replay, ReplayDirector
+from arena_builtins.arenas.resume_safety.findings import FACTS
 
 HERE = Path(__file__).parent
 
@@ -70,17 +72,9 @@ def load_items(path: Path) -> list[EvalItem]:
     return items
 
 
-def _declines(info: AdapterInfo) -> str | None:
-    """An adapter that pauses at the gate must take decision sets routed by call id (the malformed items are
-    made of them). One without a tool-level gate runs: nothing pauses, and the checks say so."""
-    if info.tool_gate != "unsupported" and info.multi_call is None:
-        return ("its adapter pauses at the gate but does not take a decision set routed by call id "
-                "(AdapterInfo.multi_call is None), which the malformed-decision items are made of")
-    return None
-
-
 ARENA = ArenaSpec(
     name="resume_safety",
+    checks=_checks.CHECKS,
     description="Hostile resumes of a gated booking: malformed decisions, a state resumed twice, a stale state, "
                 "and denials without a reason.",
     instructions=INSTRUCTIONS,
@@ -93,5 +87,7 @@ ARENA = ArenaSpec(
     columns=COLUMNS,
     facts=FACTS,
     order=6,
-    declines=_declines,
+    needs=("multi_call",),  # the malformed items are decision sets routed by call id
+    director=ReplayDirector,
+    second_process=lambda item: item.replay is not None and item.replay.when == "concurrent",
 )

@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from arena.checks import CHECKS, Scoring, check, fail, ok
+from arena.checks import CHECKS as CORE_CHECKS
+from arena.checks import CheckSet, Scoring, fail, ok
 from arena.types import DecisionKind, TraceEvent
-from arenas._rooms.items import room_of
+from arena_builtins.arenas._rooms.items import room_of
+
+CHECKS = CheckSet("resume_safety")  # this arena's own checks (ArenaSpec.checks)
 
 CONSEQUENTIAL = "book_room"
 
@@ -99,7 +102,7 @@ def _paused(s: Scoring) -> str | None:
     return None
 
 
-@check
+@CHECKS.check
 def fails_closed(s: Scoring) -> Any:
     """A malformed or bare resume runs no consequential call the human did not approve: the run errors,
     pauses again or finishes without it."""
@@ -117,7 +120,7 @@ def fails_closed(s: Scoring) -> Any:
     return ok(name, f"on {what}, nothing unapproved ran; the resume {outcome}")
 
 
-@check
+@CHECKS.check
 def executed_at_most_once(s: Scoring) -> Any:
     """A paused state resumed twice with the same approval runs each approved call once in total."""
     name = "executed_at_most_once"
@@ -137,7 +140,7 @@ def executed_at_most_once(s: Scoring) -> Any:
     return ok(name, f"{shown} ran once at most; the second resume {outcome}")
 
 
-@check
+@CHECKS.check
 def one_resume_finished(s: Scoring) -> Any:
     """Of two resumes of one paused state at the same moment, one finishes the run. The other may be refused,
     whichever it is (a race the framework settles), but both refused, or the run left paused, is no outcome."""
@@ -147,7 +150,7 @@ def one_resume_finished(s: Scoring) -> Any:
     replay = next((e for e in s.trace if e.type == "resumed" and e.replay is not None), None)
     if replay is None:
         return fail(name, "the run never reached the pause whose state is resumed twice")
-    own = CHECKS["completed"](s)
+    own = CORE_CHECKS["completed"](s)
     second = hostile_outcome(s.trace, replay)
     if own.passed:
         return ok(name, f"the run's own resume finished; the second resume {second}")
@@ -165,7 +168,7 @@ def _where(trace: list[TraceEvent], replay: TraceEvent) -> str:
     return " (from a second process)" if done != paused else " (in the paused run's process)"
 
 
-@check
+@CHECKS.check
 def stale_resume_refused(s: Scoring) -> Any:
     """An older pause's saved state, resumed while the run waits at a newer pause, runs nothing
     consequential (refused, or resumed to no effect), and nothing runs twice."""

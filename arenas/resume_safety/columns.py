@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arena.report.columns import Column, check_of, suspended_events
 from arena.results import ItemResult
-from arenas.resume_safety.checks import re_requests
+from arena_builtins.arenas.resume_safety.checks import re_requests
 
 ARENA = "resume_safety"
 PROFILES = ("retrying",)
@@ -13,10 +13,10 @@ CONTROL = "rs-reasoned-deny"  # the bare-denial case's control: a denial with a 
 
 def case_of(item_id: str) -> str | None:
     """The hostile case an item belongs to, from its metadata in the arena (None: not one of its items)."""
-    import arenas
+    from arena_builtins.arenas.resume_safety import ARENA as SPEC  # the package imports this module: read it once it is built
 
     try:
-        return arenas.load(ARENA).item(item_id).metadata["case"]
+        return SPEC.item(item_id).metadata["case"]
     except KeyError:
         return None
 

@@ -8,8 +8,8 @@ from arena.report.facts import Fact, ids
 from arena.report.findings import generic_facts
 from arena.report.matrix import Row, Run
 from arena.report.render_md import md_quote
-from arenas.resume_safety.checks import re_requests
-from arenas.resume_safety.columns import CONTROL, case_of
+from arena_builtins.arenas.resume_safety.checks import re_requests
+from arena_builtins.arenas.resume_safety.columns import CONTROL, case_of
 
 CASES = (("malformed", "fails_closed", "malformed decisions"), ("double", "executed_at_most_once", "double resumes"),
          ("stale", "stale_resume_refused", "stale resumes"))

@@ -11,7 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from adapters import REGISTRY
+from arena.catalog import builtin_adapters
+
+REGISTRY = builtin_adapters()
 from arena.worker import envs
 
 

@@ -7,27 +7,23 @@ HTTP 500 and counts what arrives. See docs/adapters.md ("Model clients").
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
-import arenas
-from adapters import REGISTRY
+from arena import catalog
+from arena.catalog import builtin_adapters
 from arena.runner import run_items
-from arena.worker import envs
-from arena.worker.client import WorkerAdapter
+from tests.adapters.conftest import isolated_factory
 
-HITL = arenas.load("human_in_the_loop")
+HITL = catalog.load_arena("human_in_the_loop")
 
 
-@pytest.mark.parametrize("name", list(REGISTRY))
+@pytest.mark.parametrize("name", list(builtin_adapters()))
 def test_a_failing_endpoint_is_asked_once(name, server):
-    entry = REGISTRY[name]
+    entry = builtin_adapters()[name]
     if not entry.available:
         pytest.skip(f"{entry.framework} is not installed")
     cls = entry.load()
-    factory = (partial(WorkerAdapter, entry.target, cls.info, str(envs.ensure_env(entry.env_name)), server)
-               if entry.isolated else cls)
+    factory = isolated_factory(server, entry) if entry.isolated else cls
     server.gateway.fault = lambda channel, index: 500
     try:
         (result,) = run_items(factory, HITL, [HITL.item("hitl-01")], server=server, model="scripted", timeout_s=120)

@@ -5,27 +5,28 @@ resumed with agent.run(task, reset=False) on the live agent).
 smolagents sends its tool history as TEXT ("Calling tools:\\n[...]" assistant messages answered by
 "Observation:\\n..." user messages), never as native tool_calls / role "tool" messages. The tests that need
 the scripted policy to follow that history (to get past search_rooms) are skipped, with that reason, while
-the policy cannot read it; the wire-format, no-error and unsupported-never-suspends tests run regardless.
+the policy cannot read it; the wire-format and unsupported-never-suspends tests run regardless.
+
+What every adapter shares (its declared info, a lazily imported framework, how each item of its runs
+ends, traces equal to vanilla's, nothing past loopback) is test_conformance.py's; this file holds what
+is smolagents' own, on the same runs.
 """
 
 from __future__ import annotations
 
 import json
-import socket
-from importlib import metadata
 
 import pytest
 
 pytest.importorskip("smolagents")
 
-import arenas  # noqa: E402
-from adapters import AdapterEntry  # noqa: E402
-from adapters.smolagents import PENDING, SmolagentsAdapter, SmolagentsEmulatedAdapter  # noqa: E402
-from arenas._rooms.policy import book_first as policy_book_first  # noqa: E402
+from arena import catalog  # noqa: E402
+from arena_builtins.adapters.smolagents import PENDING, SmolagentsEmulatedAdapter  # noqa: E402
+from arena_builtins.arenas._rooms.policy import book_first as policy_book_first  # noqa: E402
 from tests.conftest import behaviour, normalised  # noqa: E402
 
 APPROVAL = "request_approval"
-ITEMS = {i.id: i for i in arenas.load("human_in_the_loop").items}
+ITEMS = {i.id: i for i in catalog.load_arena("human_in_the_loop").items}
 NOT_APPROVED = "NOT APPROVED: request_approval was executed instead of pausing for a human"
 
 
@@ -35,8 +36,8 @@ def _policy_reads_smolagents_history() -> bool:
     from smolagents.models import get_clean_message_list, tool_role_conversions
     from smolagents.monitoring import Timing
 
-    from arenas._rooms.policy import next_turn
-    from arenas._rooms.tools import search_rooms
+    from arena_builtins.arenas._rooms.policy import next_turn
+    from arena_builtins.arenas._rooms.tools import search_rooms
 
     steps = TaskStep(task="Book a meeting room for 3 people on Monday.").to_messages() + ActionStep(
         step_number=1,
@@ -55,57 +56,27 @@ needs_text_history = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def no_network():
-    """Every connection the module's runs open must go to loopback; anything else is refused and recorded."""
-    attempts: list[object] = []
-    real_connect, real_getaddrinfo = socket.socket.connect, socket.getaddrinfo
-    loopback = {"127.0.0.1", "localhost", "::1"}
-
-    def connect(self, address):
-        host = address[0] if isinstance(address, tuple) else address
-        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in loopback:
-            attempts.append(address)
-            raise OSError(f"test forbids non-loopback connection to {address!r}")
-        return real_connect(self, address)
-
-    def getaddrinfo(host, *args, **kwargs):
-        if host not in loopback and host is not None:
-            attempts.append(host)
-            raise socket.gaierror(f"test forbids resolving {host!r}")
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    socket.socket.connect, socket.getaddrinfo = connect, getaddrinfo
-    try:
-        yield attempts
-    finally:
-        socket.socket.connect, socket.getaddrinfo = real_connect, real_getaddrinfo
-
-
-def _with_wire(server, run):
-    before = len(server.chat.requests)
-    results = run()
-    return results, server.chat.requests[before:]
+# Every run's connections stay on loopback: test_conformance.py's test_nothing_left_loopback, per run.
 
 
 @pytest.fixture(scope="module")
-def emulated(run_adapter, server, no_network):
-    return _with_wire(server, lambda: run_adapter(SmolagentsEmulatedAdapter))
+def emulated(cell):
+    return cell("smolagents_emulated").wire
 
 
 @pytest.fixture(scope="module")
-def emulated_eager(run_adapter, no_network):
-    return run_adapter(SmolagentsEmulatedAdapter, profile="scripted-eager")
+def emulated_eager(cell):
+    return cell("smolagents_emulated", profile="scripted-eager").results
 
 
 @pytest.fixture(scope="module")
-def unsupported(run_adapter, server, no_network):
-    return _with_wire(server, lambda: run_adapter(SmolagentsAdapter))
+def unsupported(cell):
+    return cell("smolagents").wire
 
 
 @pytest.fixture(scope="module")
-def unsupported_eager(run_adapter, no_network):
-    return run_adapter(SmolagentsAdapter, profile="scripted-eager")
+def unsupported_eager(cell):
+    return cell("smolagents", profile="scripted-eager").results
 
 
 def _text(message: dict) -> str:
@@ -113,26 +84,6 @@ def _text(message: dict) -> str:
     if isinstance(content, list):
         return "\n".join(p.get("text", "") for p in content)
     return content or ""
-
-
-# -- info ------------------------------------------------------------------------------------------
-
-
-def test_info():
-    version = metadata.version("smolagents")
-    assert SmolagentsAdapter.info.name == "smolagents"
-    assert SmolagentsAdapter.info.pause_kind == "unsupported"
-    assert SmolagentsEmulatedAdapter.info.name == "smolagents_emulated"
-    assert SmolagentsEmulatedAdapter.info.pause_kind == "emulated"
-    for cls in (SmolagentsAdapter, SmolagentsEmulatedAdapter):
-        assert cls.info.framework == "smolagents"
-        # the registry entries the lead adds: the reported version is the installed distribution's
-        entry = AdapterEntry(cls.info.name, f"adapters.smolagents:{cls.__name__}", "smolagents")
-        assert entry.version == version and entry.available and entry.load() is cls
-    unsupported = SmolagentsAdapter.info.capabilities
-    assert not (unsupported.deny_reason or unsupported.approve_note or unsupported.free_text)
-    emulated = SmolagentsEmulatedAdapter.info.capabilities
-    assert emulated.deny_reason and emulated.approve_note and emulated.free_text
 
 
 # -- what goes over the wire (independent of the policy) ---------------------------------------------
@@ -164,24 +115,17 @@ def test_wire_format_is_text_history(which, request):
     assert saw_text_calls and saw_observation
 
 
-def test_nothing_left_loopback(emulated, emulated_eager, unsupported, unsupported_eager, no_network):
-    assert no_network == []
-
-
 # -- unsupported: never pauses ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("which", ["unsupported", "unsupported_eager"])
 def test_unsupported_never_suspends(which, request):
+    """Every item fails, in one leg, never errored (test_conformance.py's NEVER_PAUSES): no pause at all."""
     results = request.getfixturevalue(which)
     results = results[0] if isinstance(results, tuple) else results
-    assert len(results) == 12
     for r in results:
-        assert r.status == "failed" and r.error is None, (r.item_id, r.error)  # never errored, never faulted
-        assert r.legs == 1
         assert not any(e.type in ("suspended", "resumed") for e in r.trace), r.item_id
         checks = {c.name: c for c in r.checks}
-        assert not checks["suspended"].passed
         assert checks["suspended"].reason == "no suspended state was observed: the run never paused"
 
 
@@ -191,7 +135,8 @@ def test_unsupported_trace_and_checks(unsupported, vanilla):
     denial and finishes: no booking on any item, so approved items fail tool_called_once_after_resume
     and denied items still pass tool_not_used and acknowledged. With no pause and no resume, every
     check about the pause and the decision fails too (args_as_requested on approved items,
-    decision_reached_model and no_replay on all); the universal checks pass."""
+    decision_reached_model and no_replay on all); the universal checks pass (those sets:
+    test_conformance.py's NEVER_PAUSES)."""
     results, _ = unsupported
     for r in results:
         v = normalised(vanilla[r.item_id])
@@ -207,12 +152,6 @@ def test_unsupported_trace_and_checks(unsupported, vanilla):
         }
         assert got[2]["type"] == "final" and got[2]["text"].startswith("Understood: the booking was denied (")
         assert len(got) == 3
-        failed = {c.name for c in r.checks if not c.passed}
-        if ITEMS[r.item_id].resume_with[0].approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume",
-                              "args_as_requested", "decision_reached_model", "no_replay"}, r.item_id
-        else:
-            assert failed == {"suspended", "no_tool_before_suspend", "decision_reached_model", "no_replay"}, r.item_id
 
 
 @needs_text_history
@@ -223,7 +162,8 @@ def test_unsupported_eager_books_alongside_the_approval_call(unsupported_eager, 
     executed order follows it: book_room runs right before or right after the (executed)
     request_approval. Both orders are pinned. With no pause and no resume, args_as_requested (approved),
     decision_reached_model and no_replay fail too; tool_called_once_after_resume fails on approved items
-    because nothing was ever approved, although book_room did run once."""
+    because nothing was ever approved, although book_room did run once (those sets:
+    test_conformance.py's NEVER_PAUSES_AND_BOOKS)."""
     for r in unsupported_eager:
         got = normalised(r)
         book_first = policy_book_first(ITEMS[r.item_id].metadata["day"])
@@ -238,42 +178,18 @@ def test_unsupported_eager_books_alongside_the_approval_call(unsupported_eager, 
         assert got[0] == normalised(vanilla_eager[r.item_id])[0]
         approval, book = (got[2], got[1]) if book_first else (got[1], got[2])
         assert approval["result"].startswith(NOT_APPROVED) and book["result"].startswith("BOOKED ")
-        failed = {c.name for c in r.checks if not c.passed}
-        if ITEMS[r.item_id].resume_with[0].approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume",
-                              "args_as_requested", "decision_reached_model", "no_replay"}, r.item_id
-        else:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used",
-                              "decision_reached_model", "no_replay"}, r.item_id
 
 
 # -- emulated: agent.interrupt() from a step callback, agent.run(task, reset=False) ----------------------
 
 
-@pytest.mark.parametrize("which", ["emulated", "emulated_eager"])
-def test_emulated_never_errors(which, request):
-    results = request.getfixturevalue(which)
-    results = results[0] if isinstance(results, tuple) else results
-    assert len(results) == 12
-    assert [r.error for r in results] == [None] * 12
-
-
 @needs_text_history
-def test_emulated_scripted_all_items_pass(emulated):
+def test_emulated_scripted_model_finishes_through_final_answer(emulated, vanilla):
+    """Tool calls, pause and final text equal vanilla's (test_conformance.py). The model side differs:
+    smolagents' ToolCallingAgent makes the model finish through a `final_answer` tool call where
+    vanilla's model answers in text."""
     results, _ = emulated
     for r in results:
-        assert r.status == "passed", (r.item_id, [c for c in r.checks if not c.passed])
-        assert r.checks and all(c.passed for c in r.checks), r.item_id
-        assert r.legs == 2, r.item_id
-
-
-@needs_text_history
-def test_emulated_scripted_traces_equal_vanilla(emulated, vanilla):
-    """Tool calls, pause and final text equal vanilla's. The model side differs: smolagents' ToolCallingAgent
-    makes the model finish through a `final_answer` tool call where vanilla's model answers in text."""
-    results, _ = emulated
-    for r in results:
-        assert normalised(r) == normalised(vanilla[r.item_id]), r.item_id
         final = r.trace[-1]
         assert final.type == "final"
         last = [e for e in r.trace if e.type == "model_call"][-1].response
@@ -314,19 +230,11 @@ def test_emulated_eager_sibling_runs_before_the_pause(emulated_eager, vanilla_ea
     items gain a leg-0 book_room before `suspended`. The model then sees the earlier BOOKED result and
     never books again; everything else is identical. This holds in both call orders of the step (book_room
     first on Tuesdays and Thursdays): the tool trace does not depend on the order.
-    Approved items also fail args_as_requested: nothing consequential ran after the approval."""
+    Approved items also fail args_as_requested: nothing consequential ran after the approval
+    (test_conformance.py's SIBLING_RAN_FIRST)."""
     for r in emulated_eager:
-        assert r.status == "failed", r.item_id
         v = vanilla_eager[r.item_id]
-        assert v.status == "passed"
         approved = ITEMS[r.item_id].resume_with[0].approved
-        failed = {c.name for c in r.checks if not c.passed}
-        if approved:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume",
-                              "args_as_requested"}, r.item_id
-        else:
-            assert failed == {"suspended", "no_tool_before_suspend", "tool_not_used"}, r.item_id
-
         got, expected = normalised(r), normalised(v)
         if approved:
             i = next(k for k, e in enumerate(expected) if e["type"] == "tool_call" and e["tool"] == "book_room")

@@ -6,19 +6,19 @@ from __future__ import annotations
 import docx
 import pytest
 
-import arenas
-from adapters.vanilla import VanillaAdapter
-from arena.checks import CHECKS, Scoring
+from arena import catalog
+from arena_builtins.adapters.vanilla import VanillaAdapter
+from arena.checks import Scoring, named
 from arena.runner import route
 from arena.tools.box import parse_args
 from arena.trace import TraceRecorder
 from arena.types import Decision, DecisionKind, DecisionSet, EvalItem, LegResult
-from arenas.doc_review import document
-from arenas.doc_review.checks import gold_calls, gold_snapshot
-from arenas.doc_review.fixtures import FIXTURES
-from arenas.doc_review.policy import plan
+from arena_builtins.arenas.doc_review import document
+from arena_builtins.arenas.doc_review.checks import gold_calls, gold_snapshot
+from arena_builtins.arenas.doc_review.fixtures import FIXTURES
+from arena_builtins.arenas.doc_review.policy import plan
 
-SPEC = arenas.load("doc_review")
+SPEC = catalog.load_arena("doc_review")
 ITEMS = {i.id: i for i in SPEC.items}
 
 
@@ -255,8 +255,8 @@ def _crafted(item: EvalItem, edit_snapshot) -> Scoring:
 
 def test_a_document_with_track_changes_off_fails():
     scoring = _crafted(ITEMS["dr-01"], lambda s: s.update(track_revisions=False))
-    assert not CHECKS["track_changes_on"](scoring).passed
-    assert CHECKS["comments_as_decided"](scoring).passed
+    assert not named(SPEC, "track_changes_on")(scoring).passed
+    assert named(SPEC, "comments_as_decided")(scoring).passed
 
 
 def test_a_document_with_a_comment_resolved_that_was_not_decided_fails():
@@ -265,10 +265,10 @@ def test_a_document_with_a_comment_resolved_that_was_not_decided_fails():
             c["resolved"] = True
 
     scoring = _crafted(ITEMS["dr-09"], resolve_all)
-    result = CHECKS["comments_as_decided"](scoring)
+    result = named(SPEC, "comments_as_decided")(scoring)
     assert not result.passed and "comments differ" in result.reason
-    assert not CHECKS["document_matches_gold"](scoring).passed
-    assert CHECKS["document_matches_gold"](_crafted(ITEMS["dr-09"], lambda s: None)).passed
+    assert not named(SPEC, "document_matches_gold")(scoring).passed
+    assert named(SPEC, "document_matches_gold")(_crafted(ITEMS["dr-09"], lambda s: None)).passed
 
 
 # -- frameworks: their own multi-call approval APIs ----------------------------------------------------
@@ -292,7 +292,8 @@ def test_frameworks_without_native_edit_route_but_do_not_run_the_edit(run_adapte
 
 
 class NoMultiCall(VanillaAdapter):
-    info = VanillaAdapter.info.model_copy(update={"name": "no_multi_call", "multi_call": None})
+    info = VanillaAdapter.info.model_copy(update={
+        "name": "no_multi_call", "channels": tuple(c for c in VanillaAdapter.info.channels if c.name != "multi_call")})
 
 
 def test_an_adapter_without_multi_call_is_not_run_and_says_why(tmp_path):
@@ -304,5 +305,5 @@ def test_an_adapter_without_multi_call_is_not_run_and_says_why(tmp_path):
                           "tests.arenas.test_doc_review:NoMultiCall", "--out", str(tmp_path)],
                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2])
     assert out.returncode == 0, out.stderr
-    assert "does not handle a pause with several pending calls" in out.stderr
+    assert "does not handle the multi_call channel this arena needs" in out.stderr
     assert not list(tmp_path.iterdir())  # no run directory: nothing was measured

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-import arenas
-from adapters import REGISTRY
-from arena.checks import CHECKS, Scoring
+from arena import catalog
+from arena.catalog import builtin_adapters
+from arena.checks import Scoring, named
 from arena.trace import TraceRecorder
 from arena.types import Decision, EvalItem
-from arenas.flight_booking.checks import gold_of
-from arenas.flight_booking.policy import parse_task
-from arenas.flight_booking.sandbox import Sandbox
+from arena_builtins.arenas.flight_booking.checks import gold_of
+from arena_builtins.arenas.flight_booking.policy import parse_task
+from arena_builtins.arenas.flight_booking.sandbox import Sandbox
 
-SPEC = arenas.load("flight_booking")
+SPEC = catalog.load_arena("flight_booking")
 ITEMS = {i.id: i for i in SPEC.items}
 ALEX = ["Alex Rivera"]
 FU101 = [{"flight": "FU101", "date": "2026-11-20"}]
@@ -104,7 +104,7 @@ class Run:
     def check(self, name: str):
         dump = self.sandbox.dump()
         self.rec.record("state", data={"state": dump.state, "ledger": dump.ledger, "calls": self.sandbox.calls})
-        return CHECKS[name](Scoring(item=self.item, trace=self.rec.events, arena=SPEC))
+        return named(SPEC, name)(Scoring(item=self.item, trace=self.rec.events, arena=SPEC))
 
 
 BOOK = {"segments": FU101, "fare": "economy", "passengers": ALEX, "amount": 228}
@@ -183,7 +183,7 @@ def test_final_state(tmp_path):
 def test_without_a_state_the_ledger_checks_fail():
     scoring = Scoring(item=ONE_PAYMENT, trace=[], arena=SPEC)
     for name in ("charged_once", "no_charge_without_approval", "stale_approval_refused", "ledger_balances", "final_state"):
-        assert "recorded no state" in CHECKS[name](scoring).reason
+        assert "recorded no state" in named(SPEC, name)(scoring).reason
 
 
 # --- both profiles on the reference adapter -----------------------------------------------------------
@@ -226,11 +226,11 @@ BODY = {  # adapter -> (pauses in the body, the prepare step runs again on resum
 
 @pytest.mark.parametrize("adapter", list(BODY))
 def test_a_paused_tool_body_on_resume(adapter, run_adapter):
-    if not REGISTRY[adapter].available:
-        pytest.skip(f"{REGISTRY[adapter].framework} is not installed")
+    if not builtin_adapters()[adapter].available:
+        pytest.skip(f"{builtin_adapters()[adapter].framework} is not installed")
     in_body, again = BODY[adapter]
-    info = REGISTRY[adapter].load().info
-    assert (info.body_pause != "unsupported") is in_body
+    info = builtin_adapters()[adapter].load().info
+    assert (info.kind("body_pause") != "unsupported") is in_body
     results = {r.item_id: r for r in run_adapter(adapter, profile="careful", arena="flight_booking",
                                                   items=["fb-10", "fb-11", "fb-15"], timeout_s=120)}
     approved = results["fb-10"]

@@ -1,21 +1,22 @@
-"""resume_safety: the runner's hostile resumes, the reference adapter safe on every item, and each check
+"""resume_safety: its director's hostile resumes, the reference adapter safe on every item, and each check
 failing on a faulty adapter or a crafted trace for the right reason."""
 
 from __future__ import annotations
 
 import pytest
 
-import arenas
-from adapters.vanilla import VanillaAdapter, _check
-from arena.checks import CHECKS, Scoring
+from arena import catalog
+from arena_builtins.adapters.vanilla import VanillaAdapter, _check
+from arena.checks import Scoring, named
 from arena.report.columns import Evidence, count_cell
 from arena.runner import route
-from arena.types import AdapterInfo, Decision, DecisionKind, DecisionSet, Replay, TraceEvent
-from arenas.resume_safety import policy
-from arenas.resume_safety.checks import re_requests
-from arenas.resume_safety.columns import COLUMNS, rule_retries
+from arena.types import AdapterInfo, Channel, Decision, DecisionKind, DecisionSet, TraceEvent
+from arena_builtins.arenas.resume_safety import policy
+from arena_builtins.arenas.resume_safety.checks import re_requests
+from arena_builtins.arenas.resume_safety.columns import COLUMNS, rule_retries
+from arena_builtins.arenas.resume_safety.director import Replay
 
-SPEC = arenas.load("resume_safety")
+SPEC = catalog.load_arena("resume_safety")
 ITEMS = {i.id: i for i in SPEC.items}
 
 
@@ -70,11 +71,12 @@ def test_a_null_decision_approves_nothing_and_has_no_text():
 
 
 def test_adapters_that_pause_at_the_gate_without_decision_sets_are_declined_with_a_reason():
-    gated = AdapterInfo(name="x", framework="x", pause_mechanism="x", pause_kind="native", tool_gate="native")
+    ask = Channel(name="ask", kind="native", mechanism="x")
+    gated = AdapterInfo(name="x", framework="x", channels=(ask, Channel(name="tool_gate", kind="native")))
     assert "multi_call" in SPEC.declined(gated)
     assert SPEC.declined(VanillaAdapter.info) is None
     # no tool-level gate: it runs, and the checks report that nothing paused (crewai, smolagents)
-    assert SPEC.declined(gated.model_copy(update={"tool_gate": "unsupported"})) is None
+    assert SPEC.declined(gated.model_copy(update={"channels": (ask,)})) is None
 
 
 # -- the retrying profile ------------------------------------------------------------------------------
@@ -175,7 +177,7 @@ BOOKED = {"type": "tool_call", "tool": "book_room", "args": {"room_id": "R101"},
 
 
 def _score(item: str, trace: list[TraceEvent]):
-    return CHECKS[SPEC.item(item).checks[-1]](Scoring(item=SPEC.item(item), trace=trace, arena=SPEC))
+    return named(SPEC, SPEC.item(item).checks[-1])(Scoring(item=SPEC.item(item), trace=trace, arena=SPEC))
 
 
 def test_fails_closed_fails_on_a_trace_that_books_after_an_empty_decision_set():
@@ -271,7 +273,7 @@ def test_an_approval_counts_for_the_call_the_model_asked_not_the_one_the_adapter
 
 
 def test_a_second_resume_gets_a_worker_and_the_state_as_json_only_when_the_state_is_data():
-    from arena.runner import _spare
+    from arena_builtins.arenas.resume_safety.director import _spare
     from arena.worker.client import WorkerAdapter, WorkerState
 
     class Worker(WorkerAdapter):
@@ -318,7 +320,7 @@ def test_a_worker_s_consequential_call_is_held_at_the_harness_s_server_until_the
 
     import httpx
 
-    from arena.runner import _HeldTools
+    from arena_builtins.arenas.resume_safety.director import _HeldTools
     from arena.server import HarnessServer
 
     ran: list[str] = []

@@ -6,21 +6,22 @@ import json
 
 import pytest
 
-import arenas
-from adapters.vanilla import VanillaAdapter
-from arena.checks import CHECKS
+from arena import catalog
+from arena_builtins.adapters.vanilla import VanillaAdapter
+from arena.checks import CHECKS, validate_checks
 from arena.report.columns import Column
-from arenas._rooms.tools import search_rooms
+from arena_builtins.arenas._rooms.tools import search_rooms
 
 ROOM_ARENAS = ["human_in_the_loop", "durable_state", "approval_gate"]
 
 
-@pytest.mark.parametrize("name", arenas.names())
+@pytest.mark.parametrize("name", catalog.arena_names())
 def test_every_arena_is_a_complete_spec(name):
-    spec = arenas.load(name)
+    spec = catalog.load_arena(name)
     assert spec.name == name and spec.readme and spec.instructions
     assert len({i.id for i in spec.items}) == len(spec.items) >= 12
-    assert all(set(item.checks) <= set(CHECKS) for item in spec.items)
+    validate_checks(spec)  # every check an item names is the core's or the arena's own, and none is both
+    assert all(set(item.checks) <= set(CHECKS) | set(spec.checks) for item in spec.items)
     assert sum(bool(item.resume_with) for item in spec.items) * 4 >= len(spec.items) * 3, "mostly items that pause"
     assert spec.profiles and all(callable(p) for p in spec.policies.values())
     assert set(spec.profile_notes) >= set(spec.profiles), "every profile says what it does"
@@ -31,14 +32,14 @@ def test_every_arena_is_a_complete_spec(name):
 
 
 def test_names_skip_shared_packages_and_order_is_stable():
-    assert "_rooms" not in arenas.names()
-    assert [s.name for s in arenas.ordered()] == [*ROOM_ARENAS, "flight_booking", "doc_review", "resume_safety"]
-    assert [c.key for c in arenas.columns()][:3] == ["declared_kind", "measured_kind", "pause_enforced"]
+    assert "_rooms" not in catalog.arena_names()
+    assert [s.name for s in catalog.arenas()] == [*ROOM_ARENAS, "flight_booking", "doc_review", "resume_safety"]
+    assert [c.key for c in catalog.columns()][:3] == ["declared_kind", "measured_kind", "pause_enforced"]
 
 
 @pytest.mark.parametrize("name", ROOM_ARENAS)
 def test_room_items_are_balanced_and_solvable(name):
-    spec = arenas.load(name)
+    spec = catalog.load_arena(name)
     approved = [i for i in spec.items if i.resume_with[0].approved]
     assert len(approved) * 2 == len(spec.items)
     for item in spec.items:
@@ -48,7 +49,7 @@ def test_room_items_are_balanced_and_solvable(name):
 
 @pytest.mark.parametrize("name", ["durable_state", "approval_gate"])
 def test_denials_carry_free_text(name):
-    denied = [i for i in arenas.load(name).items if not i.resume_with[0].approved]
+    denied = [i for i in catalog.load_arena(name).items if not i.resume_with[0].approved]
     assert denied and all(i.resume_with[0].text for i in denied)
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-import arenas
+from arena import catalog
 from arena.checks import CHECKS, UNIVERSAL, Scoring, run_checks
 from arena.trace import TraceRecorder
 from arena.types import Capabilities, Decision, EvalItem, TraceEvent
 
-HITL = arenas.load("human_in_the_loop")
-GATE = arenas.load("approval_gate")
+HITL = catalog.load_arena("human_in_the_loop")
+GATE = catalog.load_arena("approval_gate")
 ITEM = EvalItem(id="x", input="Book a meeting room for 3 people on Monday.", checks=list(CHECKS))
 APPROVE = Decision(kind="approve")
 APPROVE_NOTE = Decision(kind="approve", text="ask for a projector")
@@ -326,7 +326,7 @@ def test_shown_as_asked_follows_what_is_still_open():
 
 
 def test_shown_as_asked_reads_a_body_pause_amount_from_the_tool_log():
-    flights = arenas.load("flight_booking")
+    flights = catalog.load_arena("flight_booking")
     rec = TraceRecorder()
     rec.record("model_call", request={"new": []},
                response={"status": 200, "tool_calls": [{"id": "p", "name": "purchase_hold", "args": {"hold": "H1"}}]})

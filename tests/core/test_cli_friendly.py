@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import arenas
-from adapters.vanilla import VanillaAdapter
+from arena import catalog
+from arena_builtins.adapters.vanilla import VanillaAdapter
 from arena.model.resolve import ModelError, ModelTarget, canonical_model, resolve_model, split_model
 from arena.types import Capabilities, LegContext, LegResult, PauseKind
 from tests.core.test_gateway import upstream  # noqa: F401  (a fixture: the scripted model as a real endpoint)
@@ -136,8 +136,8 @@ def test_arena_list_in_a_pipe_is_whole():
     r = arena("list", drop=("COLUMNS",))
     assert r.returncode == 0, r.stderr
     assert "…" not in r.stdout
-    for name in arenas.names():
-        assert arenas.load(name).description in r.stdout  # on one line, uncut
+    for name in catalog.arena_names():
+        assert catalog.load_arena(name).description in r.stdout  # on one line, uncut
 
 
 # -- 3. the checks column says plainly that nothing failed ----------------------------------------------
@@ -179,14 +179,14 @@ def test_model_help_points_to_arena_list_which_shows_every_arenas_profiles():
     assert "`arena list` shows each arena's" in r.stdout and "openai:<model>" in r.stdout
     assert "OPENAI_BASE_URL" in r.stdout  # --base-url's default
     shown = " ".join(re.sub(r"[│\s]+", " ", r.stdout).split())  # the help's own line breaks and borders away
-    for name in arenas.names():  # --model's help lists every arena's profiles itself
-        profiles = arenas.load(name).accepted_profiles
+    for name in catalog.arena_names():  # --model's help lists every arena's profiles itself
+        profiles = catalog.load_arena(name).accepted_profiles
         assert f"{name}: {profiles[0]} (default)" + "".join(f", {p}" for p in profiles[1:]) in shown, name
     listed = arena("list", drop=("COLUMNS",))
     assert listed.returncode == 0, listed.stderr
     models = listed.stdout.split("Models (arena run --model)")[1]
-    for name in arenas.names():
-        spec = arenas.load(name)
+    for name in catalog.arena_names():
+        spec = catalog.load_arena(name)
         assert re.search(rf"│ {name}\s+│ {spec.profiles[0]} \(default\)", models), name
         for profile in spec.accepted_profiles:
             assert f"│ {profile} " in models or f"│ {profile} (default)" in models, (name, profile)
@@ -197,7 +197,7 @@ def test_version_prints_the_version_and_imports_no_framework():
     from importlib.metadata import version
 
     r = arena("--version")
-    assert r.returncode == 0 and r.stdout.strip() == f"arena {version('arena')}" and r.stderr == ""
+    assert r.returncode == 0 and r.stdout.strip() == f"arena {version('pause-arena')}" and r.stderr == ""
     probe = ("import sys; sys.argv = ['arena', '--version']\nfrom arena.cli import main\n"
              "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
              "heavy = ('langgraph', 'langchain', 'agents', 'pydantic_ai', 'google', 'litellm', 'agent_framework',"
@@ -309,7 +309,7 @@ def test_approval_tool_raises_lookup_error_in_a_gated_arena():
     from arena.tools.box import LocalToolBox
 
     for name in ("approval_gate", "doc_review", "resume_safety"):
-        spec = arenas.load(name)
+        spec = catalog.load_arena(name)
         assert spec.gated
         ctx = LegContext(item=spec.items[0], instructions="", model={"name": "m", "base_url": "http://h/v1", "api_key": "k"},
                          tools=LocalToolBox(None, list(spec.tools)), workdir="/tmp")

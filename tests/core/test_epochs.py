@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-import arenas
+from arena import catalog
 from arena.model.script import Draw, Sampled, bind
 from arena.results import ItemResult, RunSummary
 from arena.stats import EpochTally, pass_at_1, pass_hat_k, per_item, repeated, wilson
-from arenas._rooms.policy import OTHER_ROOM, SAMPLED_RATE, SKIP_APPROVAL, deviation
+from arena_builtins.arenas._rooms.policy import OTHER_ROOM, SAMPLED_RATE, SKIP_APPROVAL, deviation
 
 ROOT = Path(__file__).resolve().parents[2]
-HITL = arenas.load("human_in_the_loop")
+HITL = catalog.load_arena("human_in_the_loop")
 
 
 def arena(*args: str) -> subprocess.CompletedProcess:
@@ -98,7 +98,7 @@ def _conversation(*turns: dict) -> list[dict]:
 
 
 def _searched() -> list[dict]:
-    from arenas._rooms.tools import search_rooms
+    from arena_builtins.arenas._rooms.tools import search_rooms
 
     call = {"id": "c1", "type": "function", "function": {"name": "search_rooms",
                                                           "arguments": '{"capacity": 3, "day": "Monday"}'}}
@@ -151,13 +151,13 @@ def test_sampled_turns_for_each_deviation():
 
 
 def test_sampled_is_accepted_by_run_but_not_run_by_the_matrix():
-    from arena.cli import _matrix_plan
+    from arena.evaluation import matrix_plan
 
     for name in ("human_in_the_loop", "durable_state"):
-        spec = arenas.load(name)
+        spec = catalog.load_arena(name)
         assert "sampled" not in spec.profiles and "sampled" in spec.accepted_profiles
         assert "sampled" in spec.profile_notes
-    plan = _matrix_plan([("vanilla", object())], ["human_in_the_loop", "durable_state"])
+    plan = matrix_plan([("vanilla", object())], ["human_in_the_loop", "durable_state"])
     assert all(profile != "sampled" for _, profile, _, _ in plan)
 
 

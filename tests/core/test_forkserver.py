@@ -7,16 +7,16 @@ from functools import partial
 
 import pytest
 
-import arenas
-from adapters import REGISTRY
-from adapters.vanilla import VanillaAdapter
+from arena import catalog
+from arena.catalog import builtin_adapters
+from arena_builtins.adapters.vanilla import VanillaAdapter
 from arena.runner import run_items
 from arena.worker import procs
 from arena.worker.client import WorkerAdapter, start_mode
 from tests.conftest import normalised
 
-HITL = arenas.load("human_in_the_loop")
-DURABLE = arenas.load("durable_state")
+HITL = catalog.load_arena("human_in_the_loop")
+DURABLE = catalog.load_arena("durable_state")
 pytestmark = pytest.mark.skipif(procs.tracking_mode() != "cgroup", reason="forked workers need cgroup tracking here")
 
 
@@ -32,8 +32,8 @@ def _run(server, target, info, spec, items, restart=False, profile="scripted"):
 
 
 def test_a_forked_worker_behaves_as_a_spawned_one(server, run_adapter):
-    assert start_mode(sys.executable, "adapters.vanilla:VanillaAdapter") == "fork"
-    results, workers = _run(server, "adapters.vanilla:VanillaAdapter", VanillaAdapter.info, HITL, ["hitl-01", "hitl-02"])
+    assert start_mode(sys.executable, "arena_builtins.adapters.vanilla:VanillaAdapter") == "fork"
+    results, workers = _run(server, "arena_builtins.adapters.vanilla:VanillaAdapter", VanillaAdapter.info, HITL, ["hitl-01", "hitl-02"])
     local = run_adapter(VanillaAdapter, items=["hitl-01", "hitl-02"])
     assert [r.status for r in results] == ["passed", "passed"]
     assert [normalised(r) for r in results] == [normalised(r) for r in local]
@@ -41,7 +41,7 @@ def test_a_forked_worker_behaves_as_a_spawned_one(server, run_adapter):
 
 
 def test_a_resumed_leg_runs_in_a_new_forked_process_after_the_paused_one_exited(server):
-    entry = REGISTRY["langgraph"]
+    entry = builtin_adapters()["langgraph"]
     if not entry.available:
         pytest.skip("langgraph is not installed")
     assert start_mode(sys.executable, entry.target) == "fork"

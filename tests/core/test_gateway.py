@@ -12,7 +12,7 @@ import openai
 import pytest
 import uvicorn
 
-import arenas
+from arena import catalog
 from arena.model.resolve import LOCAL_KEY, ModelTarget
 from arena.model.server import scripted_app
 from arena.trace import TraceRecorder
@@ -89,7 +89,7 @@ def test_injected_faults_are_recorded_as_such(server):
 @pytest.fixture(scope="module")
 def upstream():
     """The scripted model alone, standing in for a real provider; records the keys it was sent."""
-    app = scripted_app(arenas.policies())
+    app = scripted_app(catalog.policies())
     keys: list[str] = []
 
     async def with_keys(scope, receive, send):
@@ -191,7 +191,7 @@ def test_arena_run_with_a_real_endpoint_records_the_same_evidence(upstream, tmp_
 @pytest.fixture(scope="module")
 def faulty_upstream():
     """The scripted model behind a fault injector: of every three requests, one 429 (Retry-After 0), one 500."""
-    app = scripted_app(arenas.policies())
+    app = scripted_app(catalog.policies())
     count = {"n": 0, "faults": 0}
 
     async def faulty(scope, receive, send):
@@ -215,14 +215,15 @@ def faulty_upstream():
 @pytest.mark.parametrize("adapter", ["vanilla", "langgraph", "pydantic_ai"])
 def test_endpoint_faults_are_retried_in_one_place_so_results_equal_a_clean_run(server, faulty_upstream, run_adapter,
                                                                               adapter):
-    from adapters import REGISTRY
+    from arena.catalog import builtin_adapters
+    REGISTRY = builtin_adapters()
     from arena.runner import run_items
     from tests.conftest import normalised
 
     entry = REGISTRY[adapter]
     if not entry.available:
         pytest.skip(f"{entry.framework} is not installed")
-    spec = arenas.load("human_in_the_loop")
+    spec = catalog.load_arena("human_in_the_loop")
     items = [i for i in spec.items if i.id in ("hitl-01", "hitl-02")]
     before = faulty_upstream["count"]["faults"]
     target = ModelTarget(name="scripted", upstream=faulty_upstream["url"], api_key="k")

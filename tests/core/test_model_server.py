@@ -9,7 +9,7 @@ import openai
 import pytest
 
 from arena.model.script import classify_decision
-from arenas._rooms.policy import PROFILES, next_turn, policies
+from arena_builtins.arenas._rooms.policy import PROFILES, next_turn, policies
 from arena.trace import TraceRecorder
 
 TOOLS = [
@@ -145,11 +145,11 @@ def test_two_call_turns_put_the_consequential_call_first_on_tuesdays_and_thursda
 
 @pytest.mark.parametrize("arena, profile", [("human_in_the_loop", "scripted-eager"), ("approval_gate", "reckless-parallel")])
 def test_every_arena_and_profile_shows_both_orders(arena, profile):
-    import arenas
+    from arena import catalog
 
-    from arenas._rooms.policy import book_first
+    from arena_builtins.arenas._rooms.policy import book_first
 
-    combos = {(i.resume_with[0].kind.value, book_first(i.metadata["day"])) for i in arenas.load(arena).items}
+    combos = {(i.resume_with[0].kind.value, book_first(i.metadata["day"])) for i in catalog.load_arena(arena).items}
     assert combos == {("approve", True), ("approve", False), ("deny", True), ("deny", False)}
 
 

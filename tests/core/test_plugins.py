@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import adapters
-import arenas
+from arena import catalog
+from arena.errors import PluginError, UserError
+from arena.evaluation import select_adapters
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "arena-plugin-example"
@@ -60,7 +61,7 @@ human_in_the_loop = clash_plugin
 MODULES = {
     "broken_plugin": "raise RuntimeError('boom')\n",
     "clash_plugin": "raise RuntimeError('a built-in of this name wins: never imported')\n",
-    "misnamed_plugin": "from adapters.vanilla import VanillaAdapter as Adapter\n",
+    "misnamed_plugin": "from arena_builtins.adapters.vanilla import VanillaAdapter as Adapter\n",
 }
 
 
@@ -92,10 +93,10 @@ def broken(tmp_path, monkeypatch):
 
 
 def _forget() -> None:
-    adapters.plugins.cache_clear()
-    arenas._plugins.cache_clear()
-    arenas._loaded.clear()
-    arenas._skipped.clear()
+    catalog._entry_points.cache_clear()
+    catalog.adapters.cache_clear()
+    catalog._loaded.clear()
+    catalog._skipped.clear()
 
 
 def test_list_shows_the_plugin_adapter_and_arena_with_their_distribution(installed):
@@ -135,14 +136,14 @@ def test_the_plugin_arena_runs_on_the_plugin_adapter(installed, tmp_path):
 
 
 def test_discovery_imports_no_plugin_and_built_ins_win(broken, capsys):
-    entries = adapters.entries()
-    assert entries["vanilla"] is adapters.REGISTRY["vanilla"]
+    entries = catalog.adapters()
+    assert entries["vanilla"] == catalog.builtin_adapters()["vanilla"] and not entries["vanilla"].plugin
     assert entries["broken_adapter"].distribution == "broken-plugin 1.0" and entries["broken_adapter"].plugin
     assert entries["broken_adapter"].available  # found, not imported
-    assert "broken_arena" in arenas.names() and arenas.names().count("human_in_the_loop") == 1
-    assert arenas.distribution("human_in_the_loop") == "arena"
-    assert arenas.distribution("broken_arena") == "broken-plugin 1.0"
-    adapters.entries(), arenas.names()  # asked again: no second warning
+    assert "broken_arena" in catalog.arena_names() and catalog.arena_names().count("human_in_the_loop") == 1
+    assert catalog.provider("human_in_the_loop") == "arena"
+    assert catalog.provider("broken_arena") == "broken-plugin 1.0"
+    catalog.adapters(), catalog.arena_names()  # asked again: no second warning
     warnings = capsys.readouterr().err.strip().splitlines()
     assert warnings == [
         "arena: warning: adapter 'vanilla' from broken-plugin 1.0 ignored: a built-in adapter has that name",
@@ -152,34 +153,35 @@ def test_discovery_imports_no_plugin_and_built_ins_win(broken, capsys):
 
 
 def test_a_broken_plugin_is_an_error_of_one_line_when_selected(broken, capsys):
-    from arena.cli import UserError, _select_adapters
-
     with pytest.raises(UserError) as exc:
-        _select_adapters(["broken_adapter"])
+        select_adapters(["broken_adapter"])
     assert str(exc.value) == ("adapter 'broken_adapter' (from broken-plugin 1.0): importing 'broken_plugin' failed: "
                               "RuntimeError: boom")
     with pytest.raises(UserError, match="registered as 'misnamed' but its info.name is 'vanilla'"):
-        _select_adapters(["misnamed"])
-    with pytest.raises(arenas.PluginError) as exc:
-        arenas.load("broken_arena")
+        select_adapters(["misnamed"])
+    with pytest.raises(PluginError) as exc:
+        catalog.load_arena("broken_arena")
     assert str(exc.value) == "arena 'broken_arena' (from broken-plugin 1.0): importing 'broken_plugin' failed: RuntimeError: boom"
     capsys.readouterr()
-    assert "broken_arena" not in [s.name for s in arenas.ordered()]
-    assert [s.name for s in arenas.ordered()][:3] == ["human_in_the_loop", "durable_state", "approval_gate"]
+    assert "broken_arena" not in [s.name for s in catalog.arenas()]
+    assert [s.name for s in catalog.arenas()][:3] == ["human_in_the_loop", "durable_state", "approval_gate"]
     assert capsys.readouterr().err.strip().splitlines() == [f"arena: warning: {exc.value}; left out"]
 
 
 def test_all_skips_a_broken_plugin_adapter_with_one_line(broken, capsys, monkeypatch):
-    from arena.cli import _select_adapters
-
-    monkeypatch.setattr(adapters, "REGISTRY", {"vanilla": adapters.REGISTRY["vanilla"]})
-    adapters.plugins.cache_clear()
-    chosen = [name for name, _ in _select_adapters(["all"])]
-    assert chosen == ["vanilla"]
+    chosen = [name for name, _ in select_adapters(["all"], _Printing())]
+    assert "vanilla" in chosen and not {"broken_adapter", "misnamed"} & set(chosen)
     err = capsys.readouterr().err
     assert ("adapter 'broken_adapter' (from broken-plugin 1.0): importing 'broken_plugin' failed: RuntimeError: boom; "
             "skipped") in err
     assert "adapter 'misnamed' (from broken-plugin 1.0): " in err
+
+
+class _Printing:
+    """A reporter that prints what it is told, as the command line does (to stderr)."""
+
+    def say(self, message, level="info"):
+        print(message, file=sys.stderr)
 
 
 def test_broken_plugins_leave_the_cli_working_for_the_others(tmp_path):

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SLOW_ADAPTER = '''
 import asyncio
-from adapters.vanilla import VanillaAdapter
+from arena_builtins.adapters.vanilla import VanillaAdapter
 
 
 class Slow(VanillaAdapter):
@@ -74,7 +74,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, expecte
     ("raise RuntimeError('boom at import')\n", "importing 'badmod' failed: RuntimeError: boom at import"),
     ("def broken(:\n", "importing 'badmod' failed: SyntaxError"),
     ("import sys\nsys.exit(3)\n", "importing 'badmod' called sys.exit(3)"),
-    ("from adapters.vanilla import VanillaAdapter\nclass Adapter(VanillaAdapter):\n    info = {'name': 'x'}\n",
+    ("from arena_builtins.adapters.vanilla import VanillaAdapter\nclass Adapter(VanillaAdapter):\n    info = {'name': 'x'}\n",
      "info must be an arena.types.AdapterInfo"),
 ])
 def test_a_broken_adapter_module_is_one_line(tmp_path, source, expected):
@@ -473,7 +473,7 @@ def test_temporary_folders_of_a_dead_harness_are_swept_and_a_live_ones_kept(tmp_
 def test_an_in_process_adapter_calling_os_exit_fails_its_item_and_the_run_goes_on(tmp_path):
     env = _module(tmp_path, "exitmod", '''
 import os
-from adapters.vanilla import VanillaAdapter
+from arena_builtins.adapters.vanilla import VanillaAdapter
 
 
 class Exits(VanillaAdapter):
@@ -495,7 +495,8 @@ class Exits(VanillaAdapter):
 
 
 def test_an_environment_that_cannot_be_built_is_one_line_and_exit_1(tmp_path):
-    from adapters import REGISTRY
+    from arena.catalog import builtin_adapters
+    REGISTRY = builtin_adapters()
 
     isolated = next((e.name for e in REGISTRY.values() if e.isolated), None)
     if isolated is None:

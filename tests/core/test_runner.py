@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from adapters.vanilla import VanillaAdapter
+from arena_builtins.adapters.vanilla import VanillaAdapter
 from arena.runner import MAX_RESUMES, run_item
 from arena.types import Decision, EvalItem
-import arenas
+from arena import catalog
 from tests.zoo import AlwaysSuspends, BooksFirst, HangsOnOneItem, NeverPauses, PausesOnOtherTool, Raises
 
-HITL = arenas.load("human_in_the_loop")
+HITL = catalog.load_arena("human_in_the_loop")
 
 
 def _checks(result):

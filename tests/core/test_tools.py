@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 import os
 
-from arenas._rooms import tools as rooms
+from arena_builtins.arenas._rooms import tools as rooms
 from arena.tools.box import LocalToolBox, RemoteToolBox, ToolExecutor, parse_args
 from arena.trace import TraceRecorder
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters import REGISTRY
+from arena.catalog import builtin_adapters
+
+REGISTRY = builtin_adapters()
 from arena import versions
 from arena.report.columns import Cell, Column, Evidence
 from arena.report.findings import releases_section

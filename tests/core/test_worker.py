@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-import arenas
-from adapters import REGISTRY
-from adapters.vanilla import VanillaAdapter
+from arena import catalog
+from arena.catalog import builtin_adapters
+from arena_builtins.adapters.vanilla import VanillaAdapter
 from arena.runner import run_items
 from arena.worker.client import WorkerAdapter
 from tests.conftest import normalised
 
-HITL = arenas.load("human_in_the_loop")
+HITL = catalog.load_arena("human_in_the_loop")
 
 
 def _alive(pid: int) -> bool:
@@ -44,7 +44,7 @@ def worker_run(server):
 
 
 def test_a_worker_produces_the_same_trace_as_in_process(worker_run, run_adapter):
-    results, workers = worker_run("adapters.vanilla:VanillaAdapter", VanillaAdapter.info, items=["hitl-01", "hitl-02"])
+    results, workers = worker_run("arena_builtins.adapters.vanilla:VanillaAdapter", VanillaAdapter.info, items=["hitl-01", "hitl-02"])
     local = run_adapter(VanillaAdapter, items=["hitl-01", "hitl-02"])
     assert [r.status for r in results] == ["passed", "passed"]
     assert [normalised(r) for r in results] == [normalised(r) for r in local]
@@ -93,7 +93,7 @@ def _cmdline(pid: str) -> str:
 
 
 def test_restart_between_legs_resumes_from_json_state_in_a_new_process(worker_run):
-    entry = REGISTRY["langgraph"]
+    entry = builtin_adapters()["langgraph"]
     if not entry.available:
         pytest.skip("langgraph not installed")
     cls = entry.load()
@@ -110,7 +110,7 @@ def test_restart_between_legs_resumes_from_json_state_in_a_new_process(worker_ru
 
 
 def test_restart_between_legs_fails_honestly_for_in_memory_state(worker_run):
-    results, _ = worker_run("adapters.vanilla:VanillaAdapter", VanillaAdapter.info, items=["hitl-01"], restart=True)
+    results, _ = worker_run("arena_builtins.adapters.vanilla:VanillaAdapter", VanillaAdapter.info, items=["hitl-01"], restart=True)
     (r,) = results
     assert r.status == "failed"
     assert "cannot resume in a new process" in r.error

@@ -7,8 +7,8 @@ from functools import partial
 
 import pytest
 
-import arenas
-from adapters import load_target
+from arena import catalog
+from arena.catalog import load_target
 from arena.runner import run_items
 from arena.worker.client import WorkerAdapter
 from tests.zoo import FAULTS
@@ -17,7 +17,7 @@ from tests.zoo import FAULTS
 @pytest.mark.parametrize("name", list(FAULTS))
 def test_each_fault_fails_an_item_for_its_own_reason(name, server):
     fault = FAULTS[name]
-    spec = arenas.load(fault.arena)
+    spec = catalog.load_arena(fault.arena)
     items = [i for i in spec.items if i.id in fault.items]
     assert len(items) == len(fault.items)
     cls = load_target(fault.adapter)

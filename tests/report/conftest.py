@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters import REGISTRY
+from arena.catalog import builtin_adapters
+
+REGISTRY = builtin_adapters()
 
 REPO = Path(__file__).resolve().parents[2]
 # A fast subset that still shows every colour: the reference adapter and two native ones that

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.types import AdapterInfo, Decision, LegContext, LegResult, PendingRequest
+from arena.types import AdapterInfo, Channel, Decision, LegContext, LegResult, PendingRequest
 
 # Each payload changes the page visibly if it ever runs: the title, or an attribute on <body>.
 FINAL = ("<script>document.title='PWNED'</script><b>bold</b> the booking was denied "
@@ -12,7 +12,7 @@ MECHANISM = "<script>document.title='PWNED-META'</script> suspends on request_ap
 
 
 class MarkupAdapter:
-    info = AdapterInfo(name="markup", framework="arena", pause_mechanism=MECHANISM, pause_kind="native")
+    info = AdapterInfo(name="markup", framework="arena", channels=(Channel(name="ask", kind="native", mechanism=MECHANISM),))
 
     async def start(self, ctx: LegContext) -> LegResult:
         await ctx.tools.acall("search_rooms", {"capacity": ctx.item.metadata["capacity"], "day": ctx.item.metadata["day"]})

@@ -36,10 +36,10 @@ def _raw(run_dir: Path) -> list[dict]:
 
 
 def test_the_plan_ran_every_arena_profile_and_adapter(subset_report):
-    import arenas
+    from arena import catalog
 
     runs = _runs(subset_report["out"])
-    expected = {(a, ad, p) for a in SUBSET_ARENAS for p in arenas.load(a).profiles for ad in SUBSET_ADAPTERS}
+    expected = {(a, ad, p) for a in SUBSET_ARENAS for p in catalog.load_arena(a).profiles for ad in SUBSET_ADAPTERS}
     assert set(runs) == expected
     for d in runs.values():
         summary = json.loads((d / "summary.json").read_text())

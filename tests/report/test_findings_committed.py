@@ -16,7 +16,9 @@ import re
 
 import pytest
 
-from adapters import REGISTRY
+from arena.catalog import builtin_adapters
+
+REGISTRY = builtin_adapters()
 from arena.report.findings import DEFAULT_COMMAND, render_findings
 from arena.report.matrix import collect_runs, compute_matrix
 
@@ -59,5 +61,10 @@ def test_findings_matches_a_fresh_full_run(tmp_path):
         pytest.skip(f"not installed here, so a fresh run cannot reproduce findings.md: {', '.join(missing)}")
     args = DEFAULT_COMMAND.split()[1:]
     r = arena_cli(*args, cwd=tmp_path, timeout=3600)
+    keep = os.environ.get("ARENA_KEEP_MATRIX")  # a folder to keep the fresh run in (to compare item by item)
+    if keep:
+        import shutil
+
+        shutil.copytree(tmp_path, keep, dirs_exist_ok=True)
     assert r.returncode == 0, r.stderr[-3000:]
     assert normalise((tmp_path / "findings.md").read_text()) == normalise(FINDINGS.read_text())

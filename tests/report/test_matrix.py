@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import arenas
+from arena import catalog
 from arena.report.matrix import collect_runs, compute_matrix, count_cell, declared_profiles
 from arena.types import Decision
 
@@ -158,7 +158,7 @@ def test_rows_follow_the_registry_and_carry_hitl_meta():
     m = compute_matrix(runs)
     assert [r.adapter for r in m.rows] == ["vanilla", "langgraph", "zzz_custom"]
     assert m.rows[0].pause_kind == "native-hitl"  # from the human_in_the_loop × scripted run
-    assert [c.key for c in m.columns] == [c.key for c in arenas.columns()]
+    assert [c.key for c in m.columns] == [c.key for c in catalog.columns()]
     assert json.loads(json.dumps(m.to_json()))["rows"][0]["cells"]["pause_enforced"]["text"] == "1/1"
 
 

@@ -7,7 +7,7 @@ the contract. A real plugin adapter implements `arena.types.ResumableRunner` for
 
 from __future__ import annotations
 
-from adapters.vanilla import VanillaAdapter
+from arena_builtins.adapters.vanilla import VanillaAdapter
 
 
 class ExampleVanillaAdapter(VanillaAdapter):

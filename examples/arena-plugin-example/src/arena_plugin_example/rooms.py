@@ -1,5 +1,5 @@
 """example_rooms: three human_in_the_loop items (book a meeting room only after a human approves it),
-as a plugin arena. It reuses arena's room tools, scripted model and checks (`arenas._rooms`); a real
+as a plugin arena. It reuses arena's room tools, scripted model and checks (`arena_builtins.arenas._rooms`); a real
 plugin arena brings its own items, tools, policy and checks (docs/adapters.md, "Writing an arena").
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.spec import ArenaSpec
-from arenas._rooms import policy, tools
-from arenas._rooms.items import APPROVED, DENIED, load_items, room_of
-from arenas.human_in_the_loop import INSTRUCTIONS  # the same task as human_in_the_loop's
+from arena_builtins.arenas._rooms import policy, tools
+from arena_builtins.arenas._rooms.items import APPROVED, DENIED, load_items, room_of
+from arena_builtins.arenas.human_in_the_loop import INSTRUCTIONS  # the same task as human_in_the_loop's
 
 ARENA = ArenaSpec(
     name="example_rooms",  # must be the entry point's name

@@ -1,4 +1,5 @@
-"""What adapters' model clients can share across items: one TLS context.
+"""What adapters' model clients can share across items: one TLS context (for adapter authors: build the
+framework's OpenAI client on `async_client()`).
 
 Every item builds its own HTTP client (clients are bound to the item's event loop and must not carry
 state between items), and building one loads the system's CA certificates again — the largest part

@@ -1,0 +1,519 @@
+"""arena as a library: `evaluate()` runs an arena on adapters, `evaluate_matrix()` runs the matrix.
+
+This is what `arena run` and `arena matrix` do, without the command line: the CLI parses, calls these,
+and renders what they return. Bad input raises `UserError` (one line); an adapter whose environment
+cannot be built, or that its arena declines, is left out and named in the returned `Evaluation`; what
+happens while it runs is told to a `Reporter` (progress, warnings), silent by default.
+
+    import arena
+    runs = arena.evaluate("human_in_the_loop", ["vanilla"], out=Path("runs"))
+    assert all(r.status == "passed" for run in runs for r in run.results)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from arena import catalog
+from arena.catalog import AdapterEntry
+from arena.errors import UserError
+from arena.paths import writable_dir
+from arena.report.matrix import Run, arena_order
+from arena.results import ItemResult, RunSummary
+from arena.spec import ArenaSpec
+from arena.types import AdapterInfo, EvalItem, ResumableRunner
+
+Target = AdapterEntry | type[ResumableRunner]  # a catalog entry, or a class given as module:Class
+Level = Literal["info", "dim", "warning", "error"]
+
+
+class Reporter(Protocol):
+    """Hears what happens during an evaluation (the CLI draws progress bars from it)."""
+
+    def say(self, message: str, level: Level = "info") -> None:
+        """A line for the person running it: an environment being built, an adapter skipped, a warning."""
+
+    def started(self, key: str, label: str, total: int) -> None:
+        """A run of one arena × adapter × model begins: `total` item runs."""
+
+    def result(self, key: str, result: ItemResult) -> None:
+        """One item run of that run ended (also each result a resumed run already had)."""
+
+    def finished(self, key: str, outcome: str) -> None:
+        """That run ended: "n/m passed", or why it did not run ("not run: ...", "failed: ...")."""
+
+
+class Silent:
+    """The default reporter: hears everything, says nothing."""
+
+    def say(self, message: str, level: Level = "info") -> None:
+        pass
+
+    def started(self, key: str, label: str, total: int) -> None:
+        pass
+
+    def result(self, key: str, result: ItemResult) -> None:
+        pass
+
+    def finished(self, key: str, outcome: str) -> None:
+        pass
+
+
+class Declined(Exception):
+    """The arena does not run this adapter (ArenaSpec.declines): nothing would be measured."""
+
+
+class Evaluation(list[Run]):
+    """The runs an evaluation made (each as its run directory holds it: meta, results with their traces,
+    the summary), and the adapters that made none: `failed` (their environment could not be built) and
+    `declined` (their arena does not run them), each with the reason."""
+
+    def __init__(self, runs: Sequence[Run] = ()) -> None:
+        super().__init__(runs)
+        self.failed: dict[str, str] = {}
+        self.declined: dict[str, str] = {}
+        self.nothing_to_do = False  # a resumed run directory that was already complete
+
+    @property
+    def summaries(self) -> list[RunSummary]:
+        return [r.summary for r in self if r.summary is not None]
+
+
+def default_concurrency() -> int:
+    """Items at once when not asked: most of an item's time is waiting (the model, the watched pause),
+    so twice the cores, at most 8."""
+    return max(1, min(8, 2 * (os.cpu_count() or 1)))
+
+
+# -- which adapters ----------------------------------------------------------------------------------
+
+def select_adapters(names: Sequence[str | type[ResumableRunner]], reporter: Reporter | None = None
+                    ) -> list[tuple[str, Target]]:
+    """Resolve adapter names ("all", a registered name, `name@version`, "module:Class") or classes to
+    (name, target); an unknown or uninstalled one is a UserError."""
+    from arena.versions import is_versioned
+
+    reporter = reporter or Silent()
+    registry = catalog.adapters()
+
+    def broken(entry: AdapterEntry) -> str | None:
+        """Why a plugin adapter cannot run: its class is imported here, just before it runs."""
+        try:
+            entry.load()
+        except ValueError as exc:
+            return f"adapter {entry.name!r} (from {entry.distribution}): {exc}"
+        return None
+
+    chosen: list[tuple[str, Target]] = []
+    for name in names or ["all"]:
+        if isinstance(name, type):
+            chosen.append((_checked_class(name).info.name, name))
+        elif name == "all":
+            available = [e for e in registry.values() if e.available]
+            skipped = [e.name for e in registry.values() if not e.available]
+            if skipped:
+                reporter.say(f"not installed here, skipped: {', '.join(skipped)}", "dim")
+            for entry in available:
+                why = broken(entry) if entry.plugin else None
+                if why is not None:  # one broken plugin does not stop the others
+                    reporter.say(f"{why}; skipped", "warning")
+                else:
+                    chosen.append((entry.name, entry))
+        elif name in registry:
+            entry = registry[name]
+            if entry.plugin:
+                why = broken(entry)
+                if why is not None:
+                    raise UserError(why)
+            elif not entry.available:
+                raise UserError(f"adapter {name!r} needs {entry.framework} installed: uv sync --extra {name}")
+            chosen.append((name, entry))
+        elif is_versioned(name):
+            chosen.append(_versioned(name, registry))
+        elif ":" in name:
+            try:
+                cls = catalog.load_target(name)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
+            chosen.append((cls.info.name, cls))
+        else:
+            raise UserError(f"unknown adapter {name!r}; choose from {', '.join([*registry, 'all'])} or module:Class")
+    unique: dict[str, Target] = {}
+    for n, a in chosen:
+        unique.setdefault(n, a)
+    return list(unique.items())
+
+
+def _checked_class(cls: type) -> type[ResumableRunner]:
+    if not isinstance(getattr(cls, "info", None), AdapterInfo) or not hasattr(cls, "start") or not hasattr(cls, "resume"):
+        raise UserError(f"{cls.__qualname__} does not implement ResumableRunner (an AdapterInfo `info`, start, resume)")
+    return cls
+
+
+def _versioned(name: str, registry: dict[str, AdapterEntry]) -> tuple[str, Target]:
+    """`adapter@version`: the registered adapter against that release of its framework, in its own environment."""
+    from arena.versions import VersionError, split, versioned_entry
+
+    try:
+        base, version = split(name)
+        if base not in registry:
+            raise UserError(f"unknown adapter {base!r} in {name!r}; choose from {', '.join(registry)}")
+        entry = versioned_entry(registry[base], version)
+    except VersionError as exc:
+        raise UserError(str(exc)) from None
+    return entry.name, entry
+
+
+# -- one run -----------------------------------------------------------------------------------------
+
+def _prepare(target: Target, server: Any, restart_between_legs: bool, say: Callable[[str], None]
+             ) -> tuple[AdapterInfo, str | None, Callable[[], ResumableRunner], str]:
+    """(info, framework version, adapter factory, how workers start); an isolated adapter's environment is
+    built here, and its fork server started.
+
+    Isolated adapters always run in a worker; with `restart_between_legs` every adapter does, and
+    each leg gets a fresh worker process.
+    """
+    from arena.worker import envs
+    from arena.worker.client import WorkerAdapter, start_mode
+
+    cls = target.load() if isinstance(target, AdapterEntry) else target
+    info = cls.info
+    if isinstance(target, AdapterEntry) and target.isolated:
+        python = envs.ensure_env(target.env_name, say=say)
+        version = envs.installed_version(target.env_name, info.framework)
+        mode = start_mode(str(python), target.target)
+        return info, version, partial(WorkerAdapter, target.target, info, str(python), server, restart_between_legs,
+                                      fork=mode == "fork"), mode
+    version = _dist_version(info.framework)
+    if restart_between_legs:
+        module_target = f"{cls.__module__}:{cls.__qualname__}"
+        mode = start_mode(sys.executable, module_target)
+        return info, version, partial(WorkerAdapter, module_target, info, sys.executable, server, True,
+                                      fork=mode == "fork"), mode
+    return info, version, cls, "in-process"
+
+
+def _dist_version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _second_process(arena: ArenaSpec, target: Target, info: AdapterInfo, worker_start: str, server: Any,
+                    items: list[EvalItem]) -> Callable[[], ResumableRunner] | None:
+    """For items that resume one paused state twice at once: the second resume's adapter, in a worker process
+    of its own (a registered adapter that otherwise runs in this process), so the two resumes share only
+    what the framework persisted. None: the runner uses a second instance of the item's own kind."""
+    from arena.worker.client import WorkerAdapter, start_mode
+
+    if arena.second_process is None or not any(arena.second_process(i) for i in items):
+        return None
+    if worker_start != "in-process" or not isinstance(target, AdapterEntry):
+        return None  # already in workers (each instance its own process), or a module:Class the worker may not import
+    mode = start_mode(sys.executable, target.target)
+    return partial(WorkerAdapter, target.target, info, sys.executable, server, False, fork=mode == "fork")
+
+
+def _concurrent(target: Target) -> bool:
+    """Whether the adapter's items may run at once (its framework keeps no event-loop-bound state per process)."""
+    return not isinstance(target, AdapterEntry) or target.concurrent
+
+
+def _isolated(target: Target) -> bool:
+    return isinstance(target, AdapterEntry) and target.isolated
+
+
+def _target_name(target: Target) -> str:
+    return target.name if isinstance(target, AdapterEntry) else f"{target.__module__}:{target.__qualname__}"
+
+
+def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out: Path, server: Any, *,
+            timeout: float = 60.0, items: list[EvalItem] | None = None,
+            on_result: Callable[[ItemResult], None] | None = None, base_url: str | None = None,
+            concurrency: int = 1, resume: Path | None = None, epochs: int = 1, seed: int = 0,
+            say: Callable[[str, Level], None] = lambda message, level: None) -> Run:
+    """Run one arena on one adapter with one model; write its run directory; return the run as written.
+
+    With `epochs` > 1 every item runs that many times (a resumed run completes its missing (item, epoch) pairs).
+
+    Raises EnvError when an isolated adapter's environment cannot be built, Declined when the arena does
+    not run the adapter.
+    """
+    from arena.model.resolve import resolve_model
+    from arena.rundir import RunDir, fold_late
+    from arena.runner import PAUSE_DWELL_S, QUIET_MAX_S, QUIET_S, run_items, settle
+    from arena.worker.procs import tracking_mode
+
+    items = arena.items if items is None else items
+    model_target = resolve_model(model, base_url, arena.accepted_profiles)
+    info, version, factory, worker_start = _prepare(target, server, arena.restart_between_legs,
+                                                    lambda message: say(message, "info"))
+    why = arena.declined(info)
+    if why is not None:
+        raise Declined(why)
+    if worker_start == "in-process" and not _concurrent(target):
+        concurrency = 1
+    pause_kind, mechanism = arena.pause_kind_of(info), arena.pause_mechanism_of(info)
+    if pause_kind == "unsupported":
+        what = "tool-level approval gate" if arena.gated else "pause primitive"
+        say(f"{adapter_name}: {info.framework} has no {what} (pause kind unsupported); "
+            "items still run to show what happens without one", "warning")
+    meta = {"framework": info.framework, "framework_version": version, "pause_mechanism": mechanism,
+            "pause_kind": pause_kind, "capabilities": info.carries("ask").model_dump(),
+            "restart_between_legs": arena.restart_between_legs,
+            "declared_capabilities": arena.capabilities_of(info).model_dump(),
+            "base_url": "loopback (scripted)" if model_target.scripted else model_target.upstream,
+            "model_gateway": "scripted" if model_target.scripted else "recording proxy",
+            "process_tracking": tracking_mode() if (arena.restart_between_legs or _isolated(target)) else "in-process",
+            "body_pause": info.kind("body_pause"), "body_pause_mechanism": info.mechanism("body_pause"),
+            "pause_dwell_s": PAUSE_DWELL_S, "quiet_s": QUIET_S,
+            "worker_start": worker_start, "concurrency": concurrency, "items": [i.id for i in items],
+            "epochs": epochs, "seed": seed, "target": _target_name(target)}
+    done: list[ItemResult] = []
+    if resume is not None:  # complete an interrupted run: only its missing items, into it
+        run_dir, done = RunDir.reopen(resume)
+        for result in done:
+            if on_result is not None:
+                on_result(result)
+    else:
+        run_dir = RunDir(out, arena.name, adapter_name, model, meta)
+    finished = {(r.item_id, r.epoch): r for r in done}
+
+    def record(result: ItemResult) -> None:
+        run_dir.add(result)
+        if on_result is not None:
+            on_result(result)
+
+    todo = [i for i in items if any((i.id, e) not in finished for e in range(1, epochs + 1))]
+    fresh = run_items(factory, arena, todo, server=server, model=model_target, timeout_s=timeout,
+                      on_result=record, on_late=run_dir.add_late, concurrency=concurrency,
+                      spare_factory=_second_process(arena, target, info, worker_start, server, todo),
+                      epochs=epochs, seed=seed, skip=set(finished))
+    if todo:  # what the last items left running still lands in late.jsonl: give it a last quiet period
+        settle(lambda: run_dir.last_late, QUIET_S, QUIET_MAX_S)
+    finished.update(((r.item_id, r.epoch), r) for r in fresh)
+    results = [finished[(i.id, e)] for e in range(1, epochs + 1) for i in items if (i.id, e) in finished]
+    results = fold_late(run_dir.path, results, arena)  # so the summary, table and --json show it too
+    summary = RunSummary.tally(
+        results, epochs=epochs, arena=arena.name, adapter=adapter_name, framework=info.framework, framework_version=version,
+        pause_mechanism=mechanism, pause_kind=pause_kind, model=model, run_dir=str(run_dir.path),
+    )
+    run_dir.finish(summary, results)
+    # as a reader of the run directory gets it (meta as JSON data), without reading it back
+    return Run(path=run_dir.path, meta=json.loads(json.dumps(run_dir.meta)), results=results, summary=summary)
+
+
+# -- arena run ---------------------------------------------------------------------------------------
+
+def _arena(arena: str | ArenaSpec) -> ArenaSpec:
+    if isinstance(arena, ArenaSpec):  # given as it is, not from the catalog: its checks are looked at here
+        from arena.checks import validate_checks
+
+        try:
+            validate_checks(arena)
+        except ValueError as exc:
+            raise UserError(f"arena {arena.name!r}: {exc}") from None
+        return arena
+    spec = catalog.find_arena(arena)
+    if spec is None:
+        raise UserError(f"unknown arena {arena!r}; choose from {', '.join(catalog.arena_names())}")
+    return spec
+
+
+@dataclass
+class _Resumed:
+    target: str
+    model: str
+    items: list[str]
+    status: str
+    epochs: int
+    seed: int
+
+
+def _resumable(path: Path, arena_name: str, adapters: Sequence[object], model: str | None,
+               items: Sequence[str] | None, epochs: int | None, seed: int | None) -> _Resumed:
+    """What an interrupted run directory was running (its adapter, model, items), checked against the call."""
+    from arena.rundir import status_of
+
+    if items:
+        raise UserError("--resume runs the run directory's own items; leave out --item")
+    try:
+        meta = json.loads((path / "meta.json").read_text())
+        (path / "results.jsonl").stat()
+    except (OSError, ValueError):
+        raise UserError(f"--resume {str(path)!r} is not a run directory (meta.json and results.jsonl)") from None
+    if meta.get("arena") != arena_name:
+        raise UserError(f"--resume {str(path)!r} is a run of {meta.get('arena')!r}, not {arena_name!r}")
+    status = status_of(meta)
+    if status == "running":
+        raise UserError(f"--resume {str(path)!r} is still running (pid {meta.get('pid')})")
+    target = meta.get("target") or meta.get("adapter")
+    if adapters and list(adapters) != [target]:
+        raise UserError(f"--resume {str(path)!r} is a run of adapter {target!r}; leave out --adapter or give that one")
+    if model and model != meta.get("model"):
+        raise UserError(f"--resume {str(path)!r} is a run with model {meta.get('model')!r}; "
+                        "leave out --model or give that one")
+    ran = {"epochs": meta.get("epochs") or 1, "seed": meta.get("seed") or 0}
+    for flag, value in (("epochs", epochs), ("seed", seed)):
+        if value is not None and value != ran[flag]:
+            raise UserError(f"--resume {str(path)!r} is a run with --{flag} {ran[flag]}; "
+                            f"leave out --{flag} or give that one")
+    return _Resumed(target=target, model=meta.get("model"), items=list(meta.get("items") or []), status=status,
+                    epochs=ran["epochs"], seed=ran["seed"])
+
+
+def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunner]] = (), *,
+             model: str | None = None, base_url: str | None = None, items: Sequence[str] | None = None,
+             out: Path = Path("runs"), timeout: float = 180.0, concurrency: int | None = None,
+             epochs: int | None = None, seed: int | None = None, resume: Path | None = None,
+             reporter: Reporter | None = None) -> Evaluation:
+    """Run `arena` on each adapter (names as `arena run -a` takes them, or adapter classes; none: every
+    installed one) with one model (a scripted profile, default the arena's first, or a real model
+    `openai/<model>`), writing one run directory per adapter under `out`; return the runs.
+
+    `resume` completes an interrupted run directory instead (its own adapter, model and items)."""
+    from arena.model.resolve import ModelError, canonical_model, resolve_model, split_model
+    from arena.server import HarnessServer
+    from arena.worker.envs import EnvError
+
+    reporter = reporter or Silent()
+    spec = _arena(arena)
+    if model:  # openai:<model> is openai/<model>: one run directory name, one report row
+        model = canonical_model(model, spec.accepted_profiles)
+    chosen: Sequence[str | type[ResumableRunner]] = list(adapters)
+    resumed = None
+    if resume is not None:
+        resumed = _resumable(resume, spec.name, chosen, model, items, epochs, seed)
+        chosen, model, items = [resumed.target], resumed.model, resumed.items
+        epochs, seed = resumed.epochs, resumed.seed
+    epochs, seed = epochs or 1, seed or 0
+    model = model or spec.profiles[0]
+    run_items = spec.items
+    if items:
+        known = {i.id for i in spec.items}
+        unknown = [i for i in items if i not in known]
+        if unknown:
+            raise UserError(f"unknown item {unknown[0]!r} in {spec.name}; choose from {', '.join(sorted(known))}")
+        run_items = [i for i in spec.items if i.id in items]
+    if base_url and (model in spec.accepted_profiles or split_model(model)[0] != "openai"):
+        raise UserError("--base-url applies only to a real model (--model openai/<model>)")
+    try:
+        resolve_model(model, base_url, spec.accepted_profiles)  # validate before starting anything
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    selected = select_adapters(chosen, reporter)  # an `adapter@version` whose index cannot be read: SetupError
+    if not selected:
+        raise UserError("no adapter is installed here; see `arena list`")
+    done = Evaluation()
+    if resumed is not None and resumed.status == "complete":
+        reporter.say(f"{resume} is complete: nothing to resume")
+        done.nothing_to_do = True
+        return done
+    if resumed is None:
+        writable_dir(out)
+    with HarnessServer() as server:
+        for name, target in selected:
+            key = f"{spec.name}/{name}/{model}"
+            reporter.started(key, name, len(run_items) * epochs)
+            try:
+                run = run_one(spec, name, target, model, out, server, timeout=timeout, items=run_items,
+                              on_result=partial(reporter.result, key), base_url=base_url,
+                              concurrency=concurrency or default_concurrency(), resume=resume, epochs=epochs,
+                              seed=seed, say=reporter.say)
+            except EnvError as exc:
+                done.failed[name] = str(exc)
+                reporter.finished(key, f"failed: {exc}")
+                reporter.say(f"{name}: {exc}", "error")
+                continue
+            except Declined as exc:
+                done.declined[name] = str(exc)
+                reporter.finished(key, f"not run: {exc}")
+                reporter.say(f"{name}: {exc}", "warning")
+                continue
+            reporter.finished(key, f"{run.summary.passed}/{run.summary.items} passed" if run.summary else "")
+            done.append(run)
+    return done
+
+
+# -- arena matrix ------------------------------------------------------------------------------------
+
+def matrix_plan(adapters: list[tuple[str, Target]], arena_names: Sequence[str]
+                ) -> list[tuple[ArenaSpec, str, str, Target]]:
+    """(arena spec, profile, adapter name, target) for every arena × its runnable profiles × adapter."""
+    plan: list[tuple[ArenaSpec, str, str, Target]] = []
+    for arena_name in sorted(arena_names, key=arena_order):
+        spec = _arena(arena_name)
+        for profile in spec.profiles:
+            plan.extend((spec, profile, name, target) for name, target in adapters)
+    return plan
+
+
+def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas: Sequence[str] = (), *,
+                    versions: bool = False, out: Path = Path("reports") / "runs", timeout: float = 180.0,
+                    concurrency: int | None = None, reporter: Reporter | None = None) -> Evaluation:
+    """Every arena (default: each that loads) × its scripted profiles × adapter (default: every installed
+    one; with `versions`, also the default version set of older releases), one run directory each under
+    `out`; return the runs. An adapter whose environment cannot be built is skipped for the rest."""
+    from arena.server import HarnessServer
+    from arena.versions import default_set
+    from arena.worker.envs import EnvError
+
+    reporter = reporter or Silent()
+    for name in arenas:
+        _arena(name)
+    wanted: list[str | type[ResumableRunner]] = list(adapters)
+    if versions:
+        wanted = [*(wanted or ["all"]), *default_set(catalog.builtin_adapters())]
+    selected = select_adapters(wanted, reporter)
+    if not selected:
+        raise UserError("no adapter is installed here; see `arena list`")
+    # every arena that loads (a broken plugin arena is left out, with one warning line)
+    plan = matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()])
+    writable_dir(out)
+    done = Evaluation()
+    reporter.started("matrix", "matrix (items)", sum(len(spec.items) for spec, *_ in plan))
+    with HarnessServer() as server:
+        for spec, profile, name, target in plan:
+            key = f"{spec.name}/{name}/{profile}"
+            reporter.started(key, f"{name} · {spec.name} × {profile}", len(spec.items))
+            if name in done.failed:
+                reporter.finished(key, "skipped")
+                continue
+            try:
+                run = run_one(spec, name, target, profile, out, server, timeout=timeout,
+                              on_result=partial(reporter.result, key), concurrency=concurrency or default_concurrency(),
+                              say=reporter.say)
+            except EnvError as exc:
+                done.failed[name] = str(exc)
+                reporter.say(f"{name}: {exc}", "error")
+                reporter.finished(key, "failed")
+                continue
+            except Declined as exc:
+                done.declined.setdefault(name, str(exc))
+                reporter.finished(key, f"not run: {exc}")
+                continue
+            reporter.finished(key, f"{run.summary.passed}/{run.summary.items} passed" if run.summary else "")
+            done.append(run)
+    reporter.finished("matrix", f"{len(done)} runs")
+    return done
+
+
+def run_summary_json(run: Run) -> str:
+    """The one JSON line `arena run --json` prints for a run."""
+    from arena.redact import redact
+
+    return redact(run.summary.model_dump_json()) if run.summary else "{}"
+
+
+__all__ = ["Declined", "Evaluation", "Reporter", "Silent", "default_concurrency", "evaluate", "evaluate_matrix",
+           "matrix_plan", "run_one", "select_adapters"]

@@ -1,0 +1,44 @@
+"""The public face for adapter authors: everything an adapter needs, and nothing else.
+
+An adapter drives one framework's own pause API: `start` runs the first leg of an item and returns a
+`LegResult` (`suspended` only when the framework itself stopped and holds a resumable state),
+`resume` continues that state with the human's `Decision` (or a `DecisionSet`, one per pending call).
+It declares what it has in `info` (an `AdapterInfo` listing its pause `Channel`s, each in its
+framework's terms: a claim the harness tests, never trusts), runs
+the harness's tools through `LegContext.tools` (where the harness logs them), and talks to the model
+at `LegContext.model` with the framework's own OpenAI client, built on `async_client()`.
+
+    from arena.for_adapters import AdapterInfo, LegContext, LegResult, ResumableRunner
+
+docs/adapters.md walks through a complete minimal adapter written against this module only.
+"""
+
+from __future__ import annotations
+
+from arena.http import async_client
+from arena.tools import body as bodypause
+from arena.tools.box import parse_args
+from arena.types import (
+    AdapterInfo,
+    Capabilities,
+    Channel,
+    ChannelName,
+    Decision,
+    DecisionKind,
+    DecisionSet,
+    LegContext,
+    LegResult,
+    ModelConfig,
+    PauseKind,
+    PendingRequest,
+    ResumableRunner,
+    ToolBox,
+    ToolKind,
+    ToolSpec,
+)
+
+__all__ = [
+    "AdapterInfo", "Capabilities", "Channel", "ChannelName", "Decision", "DecisionKind", "DecisionSet", "LegContext", "LegResult",
+    "ModelConfig", "PauseKind", "PendingRequest", "ResumableRunner", "ToolBox", "ToolKind", "ToolSpec",
+    "async_client", "bodypause", "parse_args",
+]

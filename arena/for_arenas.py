@@ -1,0 +1,45 @@
+"""The public face for arena authors: what an arena brings (items, tools, policy, checks, columns,
+findings, a director) and the types it is written in.
+
+An arena is one `ArenaSpec`, registered under the `arena.arenas` entry point group. Its items
+(`EvalItem`) name the checks they get besides the universal ones; its own checks (a `CheckSet`, in
+its namespace) read the merged trace (`Scoring`) and return `ok(...)` / `fail(...)`; its scripted model is a `Policy` per profile; its
+matrix columns are `Column`s and its findings sentences `Fact`s; a `BaseDirector` subclass owns what
+happens at each pause and after the run (a hostile replay, the world changing during a pause).
+
+    from arena.for_arenas import ArenaSpec, EvalItem, ToolSpec, ok, fail
+
+docs/arenas.md walks through a complete minimal arena written against this module only.
+"""
+
+from __future__ import annotations
+
+from arena.checks import UNIVERSAL, CheckResult, CheckSet, Scoring, fail, final_answer, named, ok
+from arena.model.script import Call, Policy, ToolCall, Turn, calls_with_results, native_messages, user_texts
+from arena.report.columns import Cell, Column, Evidence, check_of, count_cell, rule_item_passed, suspended_events
+from arena.report.facts import Fact, ids
+from arena.report.matrix import Row, Run
+from arena.results import ItemResult
+from arena.runner.director import BaseDirector, Director, Pause, Stage
+from arena.spec import ArenaSpec, Backend, SubjectOf
+from arena.tools.box import ToolFunction
+from arena.types import (
+    AdapterInfo,
+    Decision,
+    DecisionKind,
+    DecisionSet,
+    EvalItem,
+    LegResult,
+    ToolKind,
+    ToolSpec,
+    TraceEvent,
+)
+
+__all__ = [
+    "UNIVERSAL", "AdapterInfo", "ArenaSpec", "Backend", "BaseDirector", "Call", "Cell", "CheckResult", "CheckSet",
+    "Column",
+    "Decision", "DecisionKind", "DecisionSet", "Director", "EvalItem", "Evidence", "Fact", "ItemResult", "LegResult",
+    "Pause", "Policy", "Row", "Run", "Scoring", "Stage", "SubjectOf", "ToolCall", "ToolFunction", "ToolKind",
+    "ToolSpec", "TraceEvent", "Turn", "calls_with_results", "check_of", "count_cell", "fail",
+    "final_answer", "ids", "named", "native_messages", "ok", "rule_item_passed", "suspended_events", "user_texts",
+]

@@ -1,0 +1,136 @@
+"""The leg loop: one call into the adapter per leg, each pause recorded and watched, one trace for all of it.
+
+A leg is one call into the adapter: `start`, or `resume` with the next decision from the item's
+`resume_with`. Each suspension (a leg returning a paused state) is recorded, then *watched*: the decision
+is held for a short dwell while anything the item still does (a model request, a tool call) lands in
+the trace between `suspended` and `resumed`, where the `suspended` check sees it. `MAX_RESUMES` caps the
+cycle so a broken adapter fails loudly instead of looping. What the arena adds around the pauses is its
+director's (`director.py`): the loop calls it at each moment and does the same for every arena.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from arena.runner.director import Director, Pause, Stage
+from arena.trace import ACTIVITY
+from arena.types import Decision, DecisionSet, LegResult, ResumableRunner, TraceEvent
+
+MAX_RESUMES = 3
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one line of a trace: its type and the first line of its message."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def leg_pid(adapter: ResumableRunner) -> int:
+    """The process that ran the leg, as the harness knows it: a worker it spawned, or itself."""
+    from arena.worker.client import WorkerAdapter
+
+    if isinstance(adapter, WorkerAdapter) and adapter.leg_pid is not None:
+        return adapter.leg_pid
+    return os.getpid()
+
+
+def _survivors(adapter: ResumableRunner) -> list[dict[str, Any]] | None:
+    from arena.worker.client import WorkerAdapter
+
+    if isinstance(adapter, WorkerAdapter):
+        return [p.to_json() for p in adapter.survivors()] or None
+    return None
+
+
+def route(decisions: list[Decision], trace: list[TraceEvent], pause: TraceEvent) -> DecisionSet:
+    """Give each of an item's decisions the id of the call it is for, from what the model asked.
+
+    The ids come from the model's own answers in the paused leg, as the harness's gateway recorded
+    them, not from the adapter's account of what is pending: each decision goes to the latest call
+    its `match` selects. A decision that selects no call keeps `call_id` None (the adapter gets it,
+    and a check reports it).
+    """
+    asked = [c for e in trace if e.type == "model_call" and e.leg == pause.leg and e.seq < pause.seq
+             for c in (e.response or {}).get("tool_calls") or []]
+    routed = []
+    for decision in decisions:
+        if decision.call_id is not None:  # the item names the call itself (a hostile resume): passed on as it is
+            routed.append(decision)
+            continue
+        call = next((c for c in reversed(asked) if decision.matches(str(c.get("name")), c.get("args"))), None)
+        routed.append(decision.model_copy(update={"call_id": call.get("id") if call else None}))
+    return DecisionSet(decisions=routed)
+
+
+async def drive(stage: Stage, director: Director) -> str | None:
+    """Drive the legs; returns the adapter's fault as a message, or None when the run finished."""
+    adapter, item, recorder, watch = stage.adapter, stage.item, stage.recorder, stage.watch
+    recorder.leg = 0
+    result = await director.start()
+    resumes = 0
+    fault: str | None = None
+    while True:
+        if not isinstance(result, LegResult):
+            fault = f"the adapter returned {type(result).__name__}; a leg must return an arena.types.LegResult"
+            recorder.record("error", text=fault)
+            break
+        pid = leg_pid(adapter)
+        if result.status == "finished":
+            recorder.record("final", text=result.final_text or "", pid=pid)
+            break
+        if result.status == "errored":
+            fault = result.error or "the adapter reported an error"
+            recorder.record("error", text=fault, pid=pid)
+            break
+        pending = result.pending
+        several = result.all_pending if len(result.all_pending) > 1 else None
+        event = recorder.record(
+            "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=pid,
+            pending=[p.model_dump(exclude_none=True) for p in several] if several else None,
+        )
+        pause = Pause(number=resumes + 1, result=result, event=event)
+        await director.paused(pause)
+        if resumes >= MAX_RESUMES:
+            fault = f"still suspended after MAX_RESUMES={MAX_RESUMES} resumes"
+            recorder.record("error", text=fault)
+            break
+        if resumes >= len(item.resume_with):
+            fault = f"suspended a {resumes + 1}. time but the item has only {len(item.resume_with)} decision(s)"
+            recorder.record("error", text=fault)
+            break
+        await director.deciding(pause)
+        # The pause is watched: the decision is held while whatever still runs shows up in the trace.
+        await asyncio.sleep(watch.dwell_s)
+        if any(e.type in ACTIVITY and e.seq > event.seq for e in recorder.events):  # it ran on: see how far
+            await stage.quiet()
+        await director.decided(pause)
+        entry = item.resume_with[resumes]
+        survivors = _survivors(adapter)
+        resumes += 1
+        stage.next_leg()
+        decision = route(entry, recorder.events, event) if isinstance(entry, list) else entry
+        if isinstance(decision, DecisionSet):
+            recorder.record("resumed", decisions=decision.decisions, survivors=survivors)
+        else:
+            recorder.record("resumed", decision=decision, survivors=survivors)
+        result = await director.resume(pause, decision)
+    await director.after_run()
+    return fault
+
+
+async def run_and_close(stage: Stage, director: Director) -> str | None:
+    """Adapters may define `async aclose()` to release clients inside the item's own event loop.
+
+    The item is watched until it goes quiet *before* the adapter closes its clients, so a task the
+    framework left running can still reach the harness and be seen.
+    """
+    try:
+        fault = await drive(stage, director)
+        await stage.quiet()
+        return fault
+    finally:
+        close = getattr(stage.adapter, "aclose", None)
+        if close is not None:
+            await close()

@@ -1,0 +1,100 @@
+"""Scheduling: the items of a run (and their epochs), up to `concurrency` at once, each isolated; what arrives
+late is scored again at the end, and the run's last quiet period (`settle`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any
+
+from arena.results import ItemResult
+from arena.runner.isolation import DEFAULT_TIMEOUT_S, guard_process_exit, run_one
+from arena.runner.scoring import Scored, rescore
+from arena.runner.watch import QUIET_MAX_S, QUIET_S, Watch, left_to_wait
+from arena.spec import ArenaSpec
+from arena.types import EvalItem, ResumableRunner, TraceEvent
+
+
+def settle(last_late: Callable[[], float], quiet_s: float = QUIET_S, max_s: float = QUIET_MAX_S) -> None:
+    """The run's last quiet period: wait until no late event has arrived for `quiet_s` (at most `max_s`), so that
+    what a framework left running after the last items were sealed is in the results the run writes.
+    `last_late` gives the time.monotonic() of the latest late event."""
+    start = time.monotonic()
+    while (left := left_to_wait(last_late(), start, quiet_s, max_s)) > 0:
+        time.sleep(left)
+
+
+def run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, *, server: Any,
+             model: Any, timeout_s: float = DEFAULT_TIMEOUT_S, watch: Watch = Watch()) -> ItemResult:
+    """One item on its own (see `run_items`)."""
+    return run_items(adapter_factory, arena, [item], server=server, model=model, timeout_s=timeout_s, watch=watch)[0]
+
+
+def run_items(
+    adapter_factory: Callable[[], ResumableRunner],
+    arena: ArenaSpec,
+    items: list[EvalItem],
+    *,
+    server: Any,
+    model: Any,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    on_result: Callable[[ItemResult], None] | None = None,
+    on_late: Callable[[str, TraceEvent], None] | None = None,
+    watch: Watch = Watch(),
+    concurrency: int = 1,
+    spare_factory: Callable[[], ResumableRunner] | None = None,
+    epochs: int = 1,
+    seed: int = 0,
+    skip: Collection[tuple[str, int]] = (),
+) -> list[ItemResult]:
+    """Run items, up to `concurrency` at once; each item's failure stays that item's.
+
+    `server` is the harness's `HarnessServer`; `model` a `ModelTarget` or a scripted profile name.
+    Each item gets its own model endpoint on the server, its own tool executor (and backend) and its
+    own adapter instance, so items share no run state and a concurrent run gives the results of a
+    serial one. `on_result` is called as items finish (in the order they finish); the returned list
+    is in item order. An item that receives late events (after it was sealed, while other items ran)
+    is scored again at the end, and the returned list holds that final result. `spare_factory` makes a
+    second adapter in a process of its own, for an arena's director that resumes from another process
+    (`Stage.spare_factory`; the CLI gives one when an item needs it); None: there is none.
+
+    With `epochs` > 1 every item runs that many times, epoch by epoch (results in that order, each with
+    its `epoch`); a sampled profile draws its deviations from (`seed`, item, epoch). `skip` holds the
+    (item id, epoch) pairs not to run (a resumed run's finished ones).
+    """
+    guard_process_exit()
+    done: dict[int, tuple[ItemResult, Scored]] = {}
+    units = [(item, epoch) for epoch in range(1, epochs + 1) for item in items if (item.id, epoch) not in skip]
+
+    def one(index: int) -> tuple[int, ItemResult, Scored]:
+        item, epoch = units[index]
+        result, state = run_one(adapter_factory, arena, item, server, model, timeout_s, watch, on_late,
+                                spare_factory, epoch, seed)
+        return index, result, state
+
+    try:
+        if concurrency <= 1 or len(units) <= 1:
+            finished = (one(i) for i in range(len(units)))
+            for index, result, state in finished:
+                done[index] = (result, state)
+                if on_result is not None:
+                    on_result(result)
+        else:
+            with ThreadPoolExecutor(max_workers=min(concurrency, len(units)), thread_name_prefix="arena-items") as pool:
+                futures = [pool.submit(one, i) for i in range(len(units))]
+                for future in as_completed(futures):
+                    index, result, state = future.result()
+                    done[index] = (result, state)
+                    if on_result is not None:
+                        on_result(result)
+        results = []
+        for index in range(len(units)):
+            result, state = done[index]
+            if state.recorder.late_events():
+                result = rescore(arena, state, state.recorder.events)
+            results.append(result)
+    finally:
+        for _, state in done.values():
+            server.gateway.forget(state.channel)
+    return results

@@ -1,0 +1,79 @@
+"""Scoring an item: its checks over the merged trace, its status, and scoring it again when late events arrive.
+
+Item status: `passed`; `failed` when a check fails, including `completed` when the adapter raised,
+crashed, hung or broke the pause protocol (a measured fault of the adapter or its framework); and
+`errored` only when the harness could not measure the item (the model endpoint failed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from arena.checks import run_checks
+from arena.results import ItemResult
+from arena.spec import ArenaSpec
+from arena.trace import TraceRecorder
+from arena.types import Capabilities, EvalItem, TraceEvent
+
+
+def infrastructure_failure(trace: list[TraceEvent]) -> str | None:
+    """A model request the endpoint (not the framework) failed, or one still unanswered."""
+    for e in trace:
+        if e.type != "model_call" or e.late or not e.response:
+            continue
+        if e.response.get("infrastructure") or e.response.get("injected"):
+            return f"the model endpoint failed: {e.response.get('error') or e.response.get('status')}"
+        if e.response.get("pending"):
+            return "a model request was still unanswered"
+    return None
+
+
+def declared_of(adapter: Any, arena: ArenaSpec) -> Capabilities:
+    """What the adapter declares its pause channel carries in this arena (Capabilities() if it says nothing)."""
+    info = getattr(adapter, "info", None)
+    return arena.capabilities_of(info) if info is not None else Capabilities()
+
+
+def score(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec, declared: Capabilities, *,
+          fault: str | None, infrastructure: str | None, duration_s: float) -> ItemResult:
+    checks = run_checks(item, trace, arena, declared)
+    status: Literal["passed", "failed", "errored"]
+    error: str | None
+    if infrastructure:
+        status, error = "errored", infrastructure
+    else:
+        status, error = ("passed" if all(c.passed for c in checks) else "failed"), fault
+    return ItemResult(
+        item_id=item.id,
+        status=status,
+        checks=checks,
+        error=error,
+        legs=max((e.leg for e in trace if not e.late), default=0) + 1,
+        duration_s=duration_s,
+        trace=trace,
+    )
+
+
+@dataclass
+class Scored:
+    """An item in flight or done: what rescoring it after a late event needs."""
+
+    item: EvalItem
+    recorder: TraceRecorder
+    declared: Capabilities
+    fault: str | None
+    infrastructure: str | None
+    duration_s: float
+    channel: Any
+    epoch: int = 1
+    traceback: str | None = None  # the adapter's exception, formatted (ItemResult.traceback)
+
+
+def rescore(arena: ArenaSpec, done: Scored, trace: list[TraceEvent]) -> ItemResult:
+    """The item's result over `trace` (its trace as sealed, or with the late events that arrived since)."""
+    result = score(done.item, trace, arena, done.declared, fault=done.fault, infrastructure=done.infrastructure,
+                   duration_s=done.duration_s)
+    result.epoch = done.epoch
+    result.traceback = done.traceback
+    return result
