@@ -233,7 +233,7 @@ def run_cmd(
         except ValueError as exc:
             _fail(f"--baseline {exc}")
 
-    reporter = _RunProgress(json_out)
+    reporter = _RunProgress()
     try:
         runs = evaluate(arena_name, adapter or [], model=model, base_url=base_url, items=item, out=out, timeout=timeout,
                         concurrency=concurrency, epochs=epochs, seed=seed, resume=resume, reporter=reporter)
@@ -283,7 +283,7 @@ class _RunProgress:
     """`arena run`'s display of an evaluation: a progress bar per adapter on stderr, each result kept for the
     errors printed under the table."""
 
-    def __init__(self, quiet: bool = False) -> None:
+    def __init__(self) -> None:
         self.kept: dict[str, list] = {}
         self._bars: dict[str, tuple] = {}
 

@@ -245,7 +245,6 @@ class Capabilities(BaseModel):
 
 
 ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call"]
-CHANNELS: tuple[ChannelName, ...] = ("ask", "tool_gate", "body_pause", "multi_call")
 
 
 class Channel(BaseModel):

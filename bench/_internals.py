@@ -116,3 +116,11 @@ def items_in_worker_processes(target: str, info: Any, arena_name: str, item_ids:
     with HarnessServer() as server:
         return run_items(partial(WorkerAdapter, target, info, sys.executable, server), spec, chosen, server=server,
                          model="scripted", timeout_s=timeout_s)
+
+
+def process_tree(root: int) -> set[int]:
+    """Every process below `root`, now: the harness's own reading of the process tree (arena.worker.procs),
+    which the public API has no call for; the matrix bench sums their memory."""
+    from arena.worker import procs
+
+    return procs.descendants(root)

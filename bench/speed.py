@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from _common import all_results, evaluate, timed_items  # noqa: E402
-from _internals import forced, slow_model, spawned_workers, unwatched  # noqa: E402
+from _internals import forced, process_tree, slow_model, spawned_workers, unwatched  # noqa: E402
 
 from arena import catalog  # noqa: E402
 
@@ -119,28 +119,11 @@ def bench_latency() -> None:
           f"{wall / ideal_watched:4.2f}x", flush=True)
 
 
-def _descendants(root: int) -> set[int]:
-    """Every process below `root` in the parent tree, now (from /proc)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:  # "pid (comm) state ppid ...": comm may hold spaces and parentheses
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    tree: set[int] = set()
-    frontier = {root}
-    while frontier:
-        frontier = {pid for pid, ppid in parents.items() if ppid in frontier and pid not in tree}
-        tree |= frontier
-    return tree
-
-
 def _tree_pss_mb(root: int) -> float:
     """Proportional set size of a process and all its descendants now, in MB (from /proc).
 
     PSS, not RSS: forked workers share their fork server's pages, and RSS would count them once per worker."""
-    tree = {root} | _descendants(root)
+    tree = {root} | process_tree(root)
     total_kb = 0
     for pid in tree:
         try:

@@ -27,7 +27,7 @@ crashed, hung or broke the pause protocol (a measured fault of the adapter or it
 from __future__ import annotations
 
 from arena.runner.director import BaseDirector, Director, DirectorFactory, Pause, Stage
-from arena.runner.isolation import DEFAULT_TIMEOUT_S, AdapterExit, run_one
+from arena.runner.isolation import DEFAULT_TIMEOUT_S, AdapterExit, run_isolated
 from arena.runner.legs import MAX_RESUMES, describe, drive, leg_pid, route, run_and_close
 from arena.runner.scheduling import run_item, run_items, settle
 from arena.runner.scoring import Scored, infrastructure_failure, rescore, score
@@ -37,5 +37,5 @@ __all__ = [
     "DEFAULT_TIMEOUT_S", "MAX_RESUMES", "PAUSE_DWELL_S", "QUIET_MAX_S", "QUIET_S",
     "AdapterExit", "BaseDirector", "Director", "DirectorFactory", "Pause", "Scored", "Stage", "Watch",
     "describe", "drive", "infrastructure_failure", "leg_pid", "quiesce", "rescore", "route", "run_and_close",
-    "run_item", "run_items", "run_one", "score", "settle",
+    "run_item", "run_items", "run_isolated", "score", "settle",
 ]

@@ -53,7 +53,7 @@ def guard_process_exit() -> None:
         os._exit = _guarded_exit  # type: ignore[assignment]
 
 
-def run_one(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, server: Any,
+def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, server: Any,
             model: Any, timeout_s: float, watch: Watch,
             on_late: Callable[[str, TraceEvent], None] | None,
             spare_factory: Callable[[], ResumableRunner] | None = None, epoch: int = 1,

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 from arena.results import ItemResult
-from arena.runner.isolation import DEFAULT_TIMEOUT_S, guard_process_exit, run_one
+from arena.runner.isolation import DEFAULT_TIMEOUT_S, guard_process_exit, run_isolated
 from arena.runner.scoring import Scored, rescore
 from arena.runner.watch import QUIET_MAX_S, QUIET_S, Watch, left_to_wait
 from arena.spec import ArenaSpec
@@ -69,7 +69,7 @@ def run_items(
 
     def one(index: int) -> tuple[int, ItemResult, Scored]:
         item, epoch = units[index]
-        result, state = run_one(adapter_factory, arena, item, server, model, timeout_s, watch, on_late,
+        result, state = run_isolated(adapter_factory, arena, item, server, model, timeout_s, watch, on_late,
                                 spare_factory, epoch, seed)
         return index, result, state
 
