@@ -165,6 +165,8 @@ def _build_tool(spec: ToolSpec, ctx: LegContext) -> Any:
         def _run(self, **kwargs: Any) -> str:
             if approval:  # intercepted: never executed by the harness; its call ends the agent's turn
                 return AWAITING
+            # No call_id: CrewAI runs a native tool call as `tool.run(**args)` (agent_executor.py
+            # _execute_single_native_tool_call), and neither the tool nor its hooks' ToolCallHookContext get the id.
             return ctx.tools.call(spec.name, kwargs)
 
     return HarnessTool(
@@ -265,6 +267,15 @@ class CrewAIAdapter:
                         "result_as_answer approval tool: later siblings never run and are reported to the model as "
                         "not executed"
                     ),
+                ),
+            ),
+            Channel(
+                name="recover",
+                kind="native",
+                mechanism=(
+                    "Flow.from_pending(flow_id, SQLiteFlowPersistence) in a new process and resume_async with the "
+                    "decision again (crewai docs, human feedback in flows: resume a pending flow from its "
+                    "persistence)"
                 ),
             ),
         ),

@@ -136,7 +136,9 @@ def _import_adk() -> dict[str, Any]:
             return _declaration(types, self._arena_spec)
 
         async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
-            return await self._ctx.tools.acall(self._arena_spec.name, dict(args))
+            # ADK's id for this call (ToolContext.function_call_id): the harness logs it, tools may de-duplicate by it
+            return await self._ctx.tools.acall(self._arena_spec.name, dict(args),
+                                               call_id=tool_context.function_call_id)
 
     class SpecFunctionTool(FunctionTool):
         """A FunctionTool declared by the spec's JSON schema (not by the Python signature)."""
@@ -442,7 +444,9 @@ def _body_tool(spec: ToolSpec, ctx: LegContext) -> Any:
     adk = _adk()
 
     async def run(tool_context: Any, args: dict[str, Any]) -> Any:
-        prepared = await bodypause.prepare(ctx.tools, spec, args)
+        # the same id on the run after the confirmation: ADK rebuilds the ToolContext from the original call
+        call_id = tool_context.function_call_id
+        prepared = await bodypause.prepare(ctx.tools, spec, args, call_id=call_id)
         if not bodypause.ready(prepared):
             return bodypause.refused(prepared)
         confirmation = tool_context.tool_confirmation
@@ -453,7 +457,7 @@ def _body_tool(spec: ToolSpec, ctx: LegContext) -> Any:
         text = confirmation.payload if isinstance(confirmation.payload, str) else ""
         decision = Decision(kind=DecisionKind.approve) if confirmation.confirmed else Decision(
             kind=DecisionKind.deny, text=text.removeprefix("DENIED").lstrip(": "))
-        return await bodypause.finish(ctx.tools, spec, prepared, decision)
+        return await bodypause.finish(ctx.tools, spec, prepared, decision, call_id=call_id)
 
     return adk["SpecFunctionTool"](_spec_function(spec, run, adk["ToolContext"]))
 
@@ -463,7 +467,7 @@ def _gated_tool(spec: ToolSpec, ctx: LegContext) -> Any:
     adk = _adk()
 
     async def run(tool_context: Any, args: dict[str, Any]) -> str:
-        return await ctx.tools.acall(spec.name, args)
+        return await ctx.tools.acall(spec.name, args, call_id=tool_context.function_call_id)
 
     return adk["SpecFunctionTool"](_spec_function(spec, run, adk["ToolContext"]), require_confirmation=True)
 
@@ -495,6 +499,9 @@ GATE_CHANNELS = (
     Channel(name="tool_gate", kind="native", mechanism=TOOL_GATE_MECHANISM, carries=GATE_CAPABILITIES),
     Channel(name="body_pause", kind="native", mechanism=BODY_PAUSE_MECHANISM),
     Channel(name="multi_call", kind="native", mechanism=MULTI_CALL_MECHANISM),
+    Channel(name="recover", kind="native", mechanism=(
+        "the SqliteSessionService session and the paused invocation_id, in a new process: the same FunctionResponse "
+        "sent again via Runner.run_async(invocation_id=...) (ADK docs, resume a stopped agent with a resumable App)")),
 )
 
 

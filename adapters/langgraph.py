@@ -125,6 +125,15 @@ class LangGraphAdapter:
                     "edit(edited_action) | reject(message), ...]}) in that order"
                 ),
             ),
+            Channel(
+                name="recover",
+                kind="native",
+                mechanism=(
+                    "the thread is continued from its AsyncSqliteSaver checkpoint in a new process with the same "
+                    "Command(resume=decision) again (LangGraph docs, persistence and interrupts: a resumed node "
+                    "re-runs from its start)"
+                ),
+            ),
         ),
     )
 
@@ -337,12 +346,15 @@ def _build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: 
 
 
 def _harness_tool(spec: ToolSpec, ctx: LegContext) -> Any:
-    """A LangChain tool whose whole body is one harness call (which logs it)."""
+    """A LangChain tool whose whole body is one harness call (which logs it), under LangGraph's id for the call."""
     from langchain_core.tools import StructuredTool
+    from langgraph.prebuilt import ToolRuntime
 
-    async def run(**kwargs: Any) -> str:
-        return await ctx.tools.acall(spec.name, kwargs)
+    async def run(runtime: Any, **kwargs: Any) -> str:
+        return await ctx.tools.acall(spec.name, kwargs, call_id=runtime.tool_call_id)
 
+    # ToolNode injects `runtime` (ToolRuntime: this call's id) by the annotation; the model's schema is args_schema.
+    run.__annotations__ = {"runtime": ToolRuntime, "kwargs": Any, "return": str}
     return StructuredTool(name=spec.name, description=spec.description, args_schema=spec.parameters, coroutine=run)
 
 
@@ -357,12 +369,13 @@ def _body_tool(spec: ToolSpec, ctx: LegContext) -> Any:
     from langgraph.types import interrupt
 
     async def body(runtime: Any, **kwargs: Any) -> str:
-        prepared = await bodypause.prepare(ctx.tools, spec, kwargs)
+        call_id = runtime.tool_call_id  # LangGraph's id for this call (the model's), as ToolNode hands it over
+        prepared = await bodypause.prepare(ctx.tools, spec, kwargs, call_id=call_id)
         if not bodypause.ready(prepared):
             return bodypause.refused(prepared)
-        shown = bodypause.pending(spec, kwargs, prepared, runtime.tool_call_id)
+        shown = bodypause.pending(spec, kwargs, prepared, call_id)
         answer = interrupt({"tool": shown.tool, "args": shown.args, "call_id": shown.call_id})
-        return await bodypause.finish(ctx.tools, spec, prepared, Decision.model_validate(answer))
+        return await bodypause.finish(ctx.tools, spec, prepared, Decision.model_validate(answer), call_id=call_id)
 
     body.__annotations__ = {"runtime": ToolRuntime, "kwargs": Any, "return": str}
     return StructuredTool(name=spec.name, description=spec.description, args_schema=spec.parameters, coroutine=body)

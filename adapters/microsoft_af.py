@@ -75,6 +75,31 @@ def _framework() -> Any:
     return agent_framework
 
 
+# The tool functions' parameter that receives the framework's FunctionInvocationContext (FunctionTool injects it by
+# its annotation; it is no tool argument: the model-visible schema is the spec's `input_model`).
+INVOCATION_PARAM = "arena_invocation"
+
+
+async def _call_id_middleware(context: Any, call_next: Any) -> None:
+    """A pass-through function middleware. With a function middleware the framework's invocation loop
+    (`_tools._auto_invoke_function`) puts the model's `call_id` in the `FunctionInvocationContext.metadata` it hands
+    the tool; without one the tool's context carries no id."""
+    await call_next()
+
+
+def _call_id(invocation: Any) -> str | None:
+    """The framework's id for the call being executed (the provider's call_id), from the tool's context."""
+    metadata = getattr(invocation, "metadata", None) or {}
+    value = metadata.get("call_id")
+    return value if isinstance(value, str) else None
+
+
+def _injected(af: Any, func: Any) -> Any:
+    """`func` with its INVOCATION_PARAM annotated as the FunctionInvocationContext the framework injects."""
+    func.__annotations__[INVOCATION_PARAM] = af.FunctionInvocationContext
+    return func
+
+
 class MicrosoftAFAdapter:
     order = 50  # where it stands in `arena list` and the reports (lower first)
     requires = ("agent-framework-openai",)  # installed besides the framework
@@ -135,6 +160,14 @@ class MicrosoftAFAdapter:
                     "with to_function_approval_response(approved) in one message"
                 ),
             ),
+            Channel(
+                name="recover",
+                kind="native",
+                mechanism=(
+                    "AgentSession.from_dict of the session saved at the pause and the same approval response, in a "
+                    "new process (agent-framework docs: a serialised session resumes a conversation)"
+                ),
+            ),
         ),
     )
 
@@ -158,35 +191,36 @@ class MicrosoftAFAdapter:
                                  http_client=async_client())
             self._client = OpenAIChatCompletionClient(model=ctx.model.name, async_client=client)
         tools = [self._tool(af, spec, ctx) for spec in ctx.tools.specs]
-        return af.Agent(client=self._client, instructions=ctx.instructions, name="room_booker", tools=tools)
+        return af.Agent(client=self._client, instructions=ctx.instructions, name="room_booker", tools=tools,
+                        middleware=[af.function_middleware(_call_id_middleware)])
 
     def _tool(self, af: Any, spec: Any, ctx: LegContext) -> Any:
         name = spec.name
         if spec.kind is ToolKind.approval:
 
-            async def approval_body(**kwargs: Any) -> str:
+            async def approval_body(arena_invocation: Any = None, **kwargs: Any) -> str:
                 if self._grants:
                     return self._grants.pop(0)
                 # Ran without a decision from the harness: let the harness see the execution.
-                return await ctx.tools.acall(name, kwargs)
+                return await ctx.tools.acall(name, kwargs, call_id=_call_id(arena_invocation))
 
             return af.FunctionTool(
                 name=name,
                 description=spec.description,
-                func=approval_body,
+                func=_injected(af, approval_body),
                 input_model=dict(spec.parameters),
                 approval_mode="always_require",
             )
 
-        async def call(**kwargs: Any) -> str:
-            return await ctx.tools.acall(name, kwargs)
+        async def call(arena_invocation: Any = None, **kwargs: Any) -> str:
+            return await ctx.tools.acall(name, kwargs, call_id=_call_id(arena_invocation))
 
         # A gated tool (approval_gate's book_room) uses the same tool-level approval: the framework runs
         # its body (one harness call) only after an approval response for that call.
         return af.FunctionTool(
             name=name,
             description=spec.description,
-            func=call,
+            func=_injected(af, call),
             input_model=dict(spec.parameters),
             approval_mode="always_require" if spec.requires_approval else "never_require",
         )

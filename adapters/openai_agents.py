@@ -100,6 +100,15 @@ class OpenAIAgentsAdapter:
                     "one Runner.run"
                 ),
             ),
+            Channel(
+                name="recover",
+                kind="native",
+                mechanism=(
+                    "the RunState saved at the pause (RunState.to_string) is restored with RunState.from_string in a "
+                    "new process and the approval given again, then Runner.run (SDK docs, human in the loop: "
+                    "serialise the state to resume later)"
+                ),
+            ),
         ),
     )
 
@@ -158,7 +167,10 @@ class OpenAIAgentsAdapter:
             return approval_body
 
         async def harness_tool(tool_context: Any, raw_args: str) -> str:
-            return await ctx.tools.acall(spec.name, parse_args(raw_args))
+            # The SDK passes its ToolContext (the first parameter is not annotated RunContextWrapper), whose
+            # tool_call_id is the call's id as the model gave it.
+            call_id = getattr(tool_context, "tool_call_id", None)
+            return await ctx.tools.acall(spec.name, parse_args(raw_args), call_id=call_id)
 
         return harness_tool
 

@@ -144,6 +144,15 @@ class PydanticAIAdapter:
                     "tool_call_id: True | ToolApproved(override_args=...) | ToolDenied(message=...)}), one per call"
                 ),
             ),
+            Channel(
+                name="recover",
+                kind="native",
+                mechanism=(
+                    "the message history stored at the pause (ModelMessagesTypeAdapter) is run again in a new process"
+                    " with the same DeferredToolResults (pydantic-ai docs, deferred tools: resume from stored "
+                    "history)"
+                ),
+            ),
         ),
     )
 
@@ -170,12 +179,13 @@ class PydanticAIAdapter:
             calls the function again (from the top) once a run is given the approval, which then commits."""
 
             async def body(run: RunContext, **kwargs: Any) -> str:
-                prepared = await bodypause.prepare(ctx.tools, spec, kwargs)
+                call_id = run.tool_call_id  # pydantic-ai's id for this call (the model's)
+                prepared = await bodypause.prepare(ctx.tools, spec, kwargs, call_id=call_id)
                 if not bodypause.ready(prepared):
                     return bodypause.refused(prepared)
                 if not run.tool_call_approved:
                     raise ApprovalRequired(metadata={"amount": prepared.get("amount")})
-                return await bodypause.finish(ctx.tools, spec, prepared, Decision(kind="approve"))
+                return await bodypause.finish(ctx.tools, spec, prepared, Decision(kind="approve"), call_id=call_id)
 
             return Tool.from_schema(body, name=spec.name, description=spec.description, json_schema=spec.parameters,
                                     takes_ctx=True)
@@ -192,16 +202,17 @@ class PydanticAIAdapter:
                         deferred = CallDeferred()
                     raise deferred
 
-                function = defer
+                function, takes_ctx = defer, False
             elif spec.body_pause:
                 return body_tool(spec)
             else:
 
-                async def execute(**kwargs: Any) -> str:
-                    return await ctx.tools.acall(spec.name, kwargs)
+                async def execute(run: RunContext, **kwargs: Any) -> str:
+                    return await ctx.tools.acall(spec.name, kwargs, call_id=run.tool_call_id)
 
-                function = execute
-            tool = Tool.from_schema(function, name=spec.name, description=spec.description, json_schema=spec.parameters)
+                function, takes_ctx = execute, True  # RunContext.tool_call_id: pydantic-ai's id for the call
+            tool = Tool.from_schema(function, name=spec.name, description=spec.description, json_schema=spec.parameters,
+                                    takes_ctx=takes_ctx)
             # A gated tool: pydantic-ai's own tool-level approval (`Tool(requires_approval=True)`; `from_schema`
             # has no such parameter, the attribute is what `Tool.tool_def` reads to make the kind 'unapproved').
             # pydantic-ai then never calls the function until a run is given an approval for that call.

@@ -117,10 +117,10 @@ class VanillaAdapter:
         name = paused["function"]["name"]
         body = next((s for s in ctx.body_pause_tools if s.name == name), None)
         if body is not None and state.prepared is not None:  # paused inside the tool's body: finish it
-            result = await bodypause.finish(ctx.tools, body, state.prepared, decision)
+            result = await bodypause.finish(self._tools(ctx, paused["id"]), body, state.prepared, decision)
         elif name in ctx.gated_tools:  # a gated tool: approval lets it execute, a denial is its result
             if decision.approved:
-                result = await ctx.tools.acall(name, parse_args(paused["function"]["arguments"]))
+                result = await self._tools(ctx, paused["id"]).acall(name, parse_args(paused["function"]["arguments"]))
             else:
                 result = decision.as_text()
         else:  # the approval tool: the decision is its result
@@ -128,11 +128,19 @@ class VanillaAdapter:
         messages.append({"role": "tool", "tool_call_id": paused["id"], "content": result})
         for call in state.held:
             if decision.approved:
-                result = await ctx.tools.acall(call["function"]["name"], parse_args(call["function"]["arguments"]))
+                result = await self._tools(ctx, call["id"]).acall(call["function"]["name"],
+                                                                  parse_args(call["function"]["arguments"]))
             else:
                 result = "NOT EXECUTED: the approval was denied"
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return await self._loop(messages, ctx)
+
+    def _persist(self, messages: list[dict[str, Any]]) -> None:
+        """Called with the transcript after every step (a subclass may write it down)."""
+
+    def _tools(self, ctx: LegContext, call_id: str) -> Any:
+        """The tools one call of the model runs with (a subclass may hand them the call's id)."""
+        return ctx.tools
 
     def _admit(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> None:
         """Refuse a malformed resume, and a second resume of the same pause, before anything runs."""
@@ -148,12 +156,13 @@ class VanillaAdapter:
         for call in state.turn:
             name, args = call["function"]["name"], parse_args(call["function"]["arguments"])
             if name not in gated:
-                result = await ctx.tools.acall(name, args)
+                result = await self._tools(ctx, call["id"]).acall(name, args)
             else:
                 decision = decisions.for_call(call["id"])
                 assert decision is not None  # `_check` refused a set that leaves a held call undecided
                 if decision.approved:
-                    result = await ctx.tools.acall(name, decision.args if decision.args is not None else args)
+                    result = await self._tools(ctx, call["id"]).acall(
+                        name, decision.args if decision.args is not None else args)
                 else:
                     result = decision.as_text()
             state.messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
@@ -173,10 +182,12 @@ class VanillaAdapter:
             for s in ctx.tools.specs
         ]
         for _ in range(MAX_TURNS):
+            self._persist(messages)
             response = await client.chat.completions.create(model=ctx.model.name, messages=messages, tools=tools)
             message = response.choices[0].message
             calls = [tc.model_dump(include={"id", "type", "function"}) for tc in message.tool_calls or []]
             messages.append({"role": "assistant", "content": message.content, **({"tool_calls": calls} if calls else {})})
+            self._persist(messages)
             if not calls:
                 return LegResult.finished(message.content or "")
             approval = self._pause_call(calls, pause_names)
@@ -190,7 +201,7 @@ class VanillaAdapter:
                 args = parse_args(approval["function"]["arguments"])
                 body = next((s for s in ctx.body_pause_tools if s.name == approval["function"]["name"]), None)
                 if body is not None:  # the tool's body runs up to its pause
-                    prepared = await bodypause.prepare(ctx.tools, body, args)
+                    prepared = await bodypause.prepare(self._tools(ctx, approval["id"]), body, args)
                     if bodypause.ready(prepared):
                         pending = bodypause.pending(body, args, prepared, approval["id"])
                         return LegResult.suspended(pending, _Paused(messages, approval, held, prepared))
@@ -201,7 +212,8 @@ class VanillaAdapter:
                     pending = PendingRequest(tool=approval["function"]["name"], args=args, call_id=approval["id"])
                     return LegResult.suspended(pending, _Paused(messages, approval, held))
             for call in calls:
-                result = await ctx.tools.acall(call["function"]["name"], parse_args(call["function"]["arguments"]))
+                result = await self._tools(ctx, call["id"]).acall(call["function"]["name"],
+                                                                  parse_args(call["function"]["arguments"]))
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return LegResult.errored(f"no final answer after {MAX_TURNS} model turns")
 

@@ -105,5 +105,6 @@ class HarnessServer:
         body = await request.json()
         held = getattr(executor, "aexecute", None)  # a call the runner may hold (a concurrent replay) waits here
         name, args = request.path_params["name"], body.get("args") or {}
-        result = await held(name, args) if held is not None else executor.execute(name, args)
+        ids = {"call_id": str(body["call_id"])} if body.get("call_id") is not None else {}  # only where one was given
+        result = await held(name, args, **ids) if held is not None else executor.execute(name, args, **ids)
         return JSONResponse({"result": result})

@@ -35,7 +35,9 @@ SubjectOf = Callable[[dict[str, Any]], "str | None"]
 
 class Backend(Protocol):
     """An item's own tool backend: tools run against its state, in harness code, and are logged there.
-    What changes it besides the tools (the world moving on during a pause) is the arena's director's."""
+    What changes it besides the tools (the world moving on during a pause) is the arena's director's.
+    A backend whose `call` also takes `call_id` is handed the framework's id for the call where the adapter
+    passed one (`ToolBox.call`): what a tool can de-duplicate by."""
 
     def call(self, name: str, args: dict[str, Any]) -> str: ...
 

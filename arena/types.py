@@ -181,7 +181,7 @@ class LegResult(BaseModel):
         return cls(status="errored", error=error)
 
 
-EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed"]
+EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed", "crashed"]
 
 
 class TraceEvent(BaseModel):
@@ -197,7 +197,10 @@ class TraceEvent(BaseModel):
     state. `late`: the event arrived after the item was sealed. A resume an arena's director makes of
     a saved paused state (resume_safety's hostile replays) is a `resumed` event with `replay` set (its
     mode) and ends in a `replayed` event: `result` is how that leg ended (finished, suspended, errored,
-    raised), `text` its final text or error message.
+    raised), `text` its final text or error message. `crashed`: an arena's director killed the leg's process
+    tree at a crash point of its own (`pid`: the process it killed, `text`: where); the run's recovery is a
+    `resumed` event with `replay` "recover". A `tool_call` carries `call_id` when the adapter handed the tool
+    its framework's id for the call (the id a tool can de-duplicate by).
     """
 
     seq: int
@@ -216,6 +219,7 @@ class TraceEvent(BaseModel):
     data: dict[str, Any] | None = None
     late: bool | None = None
     replay: str | None = None
+    call_id: str | None = None
     pid: int | None = None
     ts: float = 0.0
 
@@ -225,7 +229,7 @@ class TraceEvent(BaseModel):
         What 'same behaviour' compares: for a model call that is what the model answered (its
         text and tool calls), not how a framework phrased the request.
         """
-        data = self.model_dump(exclude={"seq", "ts", "pid", "request"}, exclude_none=True, mode="json")
+        data = self.model_dump(exclude={"seq", "ts", "pid", "request", "call_id"}, exclude_none=True, mode="json")
         if self.type == "model_call" and self.response is not None:
             data["response"] = {
                 "text": self.response.get("text") or "",
@@ -244,7 +248,7 @@ class Capabilities(BaseModel):
     notes: str = ""
 
 
-ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call"]
+ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover"]
 
 
 class Channel(BaseModel):
@@ -253,7 +257,9 @@ class Channel(BaseModel):
     - `ask`: the run stops at the arena's approval tool, an interrupt point the model calls;
     - `tool_gate`: the framework holds a consequential tool call (`requires_approval`) before running it;
     - `body_pause`: a tool pauses inside its body, between its prepare and commit steps;
-    - `multi_call`: one pause holds several gated calls of one turn, each answered on its own (a DecisionSet).
+    - `multi_call`: one pause holds several gated calls of one turn, each answered on its own (a DecisionSet);
+    - `recover`: after the process died in the middle of a resumed leg, a new process continues the run from
+      what the framework persisted, the way it documents (`mechanism` says how and where that comes from).
 
     `kind` says how (`native`, `emulated` by the adapter, `unsupported` by the framework: declared so,
     the items still run and show what happens without it); `mechanism` names the framework's API;
@@ -321,9 +327,11 @@ class ToolBox(Protocol):
 
     specs: list[ToolSpec]
 
-    def call(self, name: str, args: dict[str, Any]) -> str: ...
+    # `call_id`: the framework's own id for the call, where the adapter can hand it over: the tool log records
+    # it, and an arena's tools may de-duplicate by it (an idempotency key)
+    def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str: ...
 
-    async def acall(self, name: str, args: dict[str, Any]) -> str: ...
+    async def acall(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str: ...
 
 
 class LegContext(BaseModel):

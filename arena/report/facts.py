@@ -6,6 +6,7 @@ contribute their own per-profile facts (`ArenaSpec.facts`) with these helpers; t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,7 +65,13 @@ def tool_counts(results: list[ItemResult]) -> str:
     return ", ".join(f"`{md_text(t)}` ×{c}" for t, c in counts.items()) or "none"
 
 
+# ids a framework or the model makes anew in every run (a UUID, a model's call id): a sentence quoting a reason
+# states them as <id>, so that findings.md is the same for every run of the same behaviour
+RUN_IDS = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\bcall_[0-9a-f]{8,}(?:_\d+)?\b")
+
+
 def clip(text: str, limit: int = 100) -> str:
+    text = RUN_IDS.sub("<id>", text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -14,6 +14,11 @@ from typing import Any
 from arena.types import Decision, PendingRequest, ToolSpec
 
 
+def _id(call_id: str | None) -> dict[str, str]:
+    """`call_id` only where there is one: a tool box of an adapter's own may not take it."""
+    return {"call_id": call_id} if call_id is not None else {}
+
+
 def _parse(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
@@ -22,13 +27,14 @@ def _parse(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"status": "ERROR", "error": str(text)}
 
 
-async def prepare(tools: Any, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
-    """Run the body up to its pause; `status` is PREPARED when the human must now be asked."""
-    return _parse(await tools.acall(spec.phase("prepare"), args))
+async def prepare(tools: Any, spec: ToolSpec, args: dict[str, Any], call_id: str | None = None) -> dict[str, Any]:
+    """Run the body up to its pause; `status` is PREPARED when the human must now be asked. `call_id`: the
+    framework's id for the call, where it gives the tool one (see `ToolBox.call`)."""
+    return _parse(await tools.acall(spec.phase("prepare"), args, **_id(call_id)))
 
 
-def prepare_sync(tools: Any, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
-    return _parse(tools.call(spec.phase("prepare"), args))
+def prepare_sync(tools: Any, spec: ToolSpec, args: dict[str, Any], call_id: str | None = None) -> dict[str, Any]:
+    return _parse(tools.call(spec.phase("prepare"), args, **_id(call_id)))
 
 
 def ready(prepared: dict[str, Any]) -> bool:
@@ -41,18 +47,20 @@ def pending(spec: ToolSpec, args: dict[str, Any], prepared: dict[str, Any], call
     return PendingRequest(tool=spec.name, args={**args, "amount": prepared.get("amount")}, call_id=call_id)
 
 
-async def finish(tools: Any, spec: ToolSpec, prepared: dict[str, Any], decision: Decision) -> str:
+async def finish(tools: Any, spec: ToolSpec, prepared: dict[str, Any], decision: Decision,
+                 call_id: str | None = None) -> str:
     """Commit on an approval, abort otherwise; returns what the model reads as the tool's result."""
     if decision.approved:
-        return str(await tools.acall(spec.phase("commit"), {"intent": prepared.get("intent")}))
-    await tools.acall(spec.phase("abort"), {"intent": prepared.get("intent")})
+        return str(await tools.acall(spec.phase("commit"), {"intent": prepared.get("intent")}, **_id(call_id)))
+    await tools.acall(spec.phase("abort"), {"intent": prepared.get("intent")}, **_id(call_id))
     return decision.as_text()
 
 
-def finish_sync(tools: Any, spec: ToolSpec, prepared: dict[str, Any], decision: Decision) -> str:
+def finish_sync(tools: Any, spec: ToolSpec, prepared: dict[str, Any], decision: Decision,
+                call_id: str | None = None) -> str:
     if decision.approved:
-        return str(tools.call(spec.phase("commit"), {"intent": prepared.get("intent")}))
-    tools.call(spec.phase("abort"), {"intent": prepared.get("intent")})
+        return str(tools.call(spec.phase("commit"), {"intent": prepared.get("intent")}, **_id(call_id)))
+    tools.call(spec.phase("abort"), {"intent": prepared.get("intent")}, **_id(call_id))
     return decision.as_text()
 
 

@@ -8,6 +8,7 @@ result. An in-process adapter gets a `LocalToolBox`; an adapter running in anoth
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import threading
 from collections.abc import Callable
@@ -22,7 +23,8 @@ ToolFunction = Callable[..., str]
 class ToolExecutor:
     """Runs a harness tool by name and logs it. The only place a tool call is ever recorded.
 
-    Tools are plain `functions`, or, for an arena with state, the item's `backend` (its `call`).
+    Tools are plain `functions`, or, for an arena with state, the item's `backend` (its `call`). A backend
+    whose `call` takes `call_id` gets the framework's id for the call where the adapter handed it over.
     """
 
     def __init__(self, specs: list[ToolSpec], functions: dict[str, ToolFunction] | None, recorder: TraceRecorder,
@@ -32,22 +34,25 @@ class ToolExecutor:
         self._recorder = recorder
         self._backend = backend
         self._lock = threading.Lock()  # one tool at a time per item, whichever thread or process asks
+        self._backend_takes_id = backend is not None and "call_id" in inspect.signature(backend.call).parameters
 
     def locked(self) -> threading.Lock:
         """Held while a tool runs: the harness takes it to read or close the backend between calls."""
         return self._lock
 
-    def execute(self, name: str, args: dict[str, Any]) -> str:
+    def execute(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
         if not isinstance(args, dict):
             args = {}
+        call_id = str(call_id) if call_id is not None else None
         if self._recorder.sealed:  # the item is over: record the attempt, never run it
             result = f"ERROR: item sealed; {name} was not executed"
-            self._recorder.record("tool_call", tool=name, args=args, result=result)
+            self._recorder.record("tool_call", tool=name, args=args, result=result, call_id=call_id)
             return result
         if self._backend is not None:
             with self._lock:
-                result = str(self._backend.call(name, args))
-            self._recorder.record("tool_call", tool=name, args=args, result=result)
+                result = str(self._backend.call(name, args, call_id=call_id) if self._backend_takes_id
+                             else self._backend.call(name, args))
+            self._recorder.record("tool_call", tool=name, args=args, result=result, call_id=call_id)
             return result
         fn = self._functions.get(name)
         if fn is None:
@@ -57,7 +62,7 @@ class ToolExecutor:
                 result = str(fn(**args))
             except TypeError as exc:
                 result = f"ERROR: bad arguments for {name}: {exc}"
-        self._recorder.record("tool_call", tool=name, args=args, result=result)
+        self._recorder.record("tool_call", tool=name, args=args, result=result, call_id=call_id)
         return result
 
 
@@ -79,11 +84,11 @@ class LocalToolBox:
         self.executor = executor
         self.specs = executor.specs if specs is None else specs
 
-    def call(self, name: str, args: dict[str, Any]) -> str:
-        return self.executor.execute(name, args)
+    def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
+        return self.executor.execute(name, args, call_id)
 
-    async def acall(self, name: str, args: dict[str, Any]) -> str:
-        return self.executor.execute(name, args)
+    async def acall(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
+        return self.executor.execute(name, args, call_id)
 
 
 class RemoteToolBox:
@@ -94,13 +99,14 @@ class RemoteToolBox:
         self.specs = specs
         self._timeout = timeout
 
-    def call(self, name: str, args: dict[str, Any]) -> str:
+    def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
         import httpx  # only workers need it; keeps `arena list` from paying for it
 
-        response = httpx.post(f"{self.endpoint}/{name}", json={"args": args}, timeout=self._timeout)
+        body: dict[str, Any] = {"args": args, **({"call_id": call_id} if call_id is not None else {})}
+        response = httpx.post(f"{self.endpoint}/{name}", json=body, timeout=self._timeout)
         response.raise_for_status()
         result: str = response.json()["result"]
         return result
 
-    async def acall(self, name: str, args: dict[str, Any]) -> str:
-        return await asyncio.to_thread(self.call, name, args)
+    async def acall(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
+        return await asyncio.to_thread(self.call, name, args, call_id)

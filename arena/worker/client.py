@@ -98,6 +98,9 @@ class WorkerAdapter:
         # runner's held tools in a concurrent replay)
         self._endpoints: dict[int, str] = {}
         self._stderr: Any = None
+        # an arena's director may have the paused worker killed (SIGKILL) instead of closed at a suspension
+        # when each leg gets a new process: a crash during the pause rather than an orderly exit
+        self.kill_at_pause = False
 
     async def _spawn(self, workdir: str) -> Any:
         tree = procs.new_tree()
@@ -130,6 +133,8 @@ class WorkerAdapter:
         return lines[-1].strip()[:300] if lines else ""
 
     async def _call(self, req: Request, workdir: str) -> Reply:
+        if self._proc is not None and self._proc.returncode is not None:  # it died (a crash): the next leg gets a new one
+            await self._close_worker()
         if self._proc is None:
             self._proc = await self._spawn(workdir)
         proc = self._proc
@@ -191,6 +196,8 @@ class WorkerAdapter:
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        if self.kill_at_pause and proc.returncode is None:
+            self._kill_group(proc.pid)
         if proc.returncode is None:
             try:
                 assert proc.stdin is not None and proc.stdout is not None

@@ -355,6 +355,9 @@ def _manage(task: dict[str, Any], calls: list[Call], careful: bool) -> Turn:
     if changed:
         return Turn(content=f"Done: {pnr} now flies {changed[-1]['flight']} on {changed[-1]['date']}, charged "
                             f"${changed[-1]['charged']}.")
+    attempts = [c for c in calls if c.name == "change_flight"]
+    if attempts and attempts[-1].result is not None and attempts[-1].args.get("amount") == due:  # refused as asked
+        return Turn(content=f"The change did not go through: {attempts[-1].result}")
     go = ToolCall("change_flight", {"pnr": pnr, "flight": seg["flight"], "new_flight": new["flight"],
                                     "new_date": new["date"], "amount": due})
     return _ask_or_go(calls, careful, f"Move {seg['flight']} {seg['origin']}-{seg['destination']} from {seg['date']} "

@@ -102,6 +102,11 @@ def _consequential(ctx: LegContext) -> set[str]:
     return {s.name for s in ctx.tools.specs if s.kind is ToolKind.write or s.requires_approval}
 
 
+def _ids(call_id: str | None) -> dict[str, str]:
+    """The call's id, passed on only where there is one (what is wrapped may not take it)."""
+    return {"call_id": call_id} if call_id is not None else {}
+
+
 class _HeldTools:
     """The first resume's tools in a concurrent replay. When it reaches its consequential call, the call
     is held (`arrived`) until the second resume has ended (`released`): the second resume always runs
@@ -123,12 +128,12 @@ class _HeldTools:
             # the second resume waits on the first past the hold: let the first go on
             await asyncio.to_thread(self.released.wait, CONCURRENT_HOLD_S)
 
-    def call(self, name: str, args: dict[str, Any]) -> str:
-        return self.inner.call(name, args)
+    def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
+        return self.inner.call(name, args, **_ids(call_id))
 
-    async def acall(self, name: str, args: dict[str, Any]) -> str:
+    async def acall(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
         await self.held(name)
-        return await self.inner.acall(name, args)
+        return await self.inner.acall(name, args, **_ids(call_id))
 
 
 class _HeldExecutor:
@@ -140,12 +145,12 @@ class _HeldExecutor:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def execute(self, name: str, args: dict[str, Any]) -> str:
-        return self.inner.execute(name, args)
+    def execute(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
+        return self.inner.execute(name, args, **_ids(call_id))
 
-    async def aexecute(self, name: str, args: dict[str, Any]) -> str:
+    async def aexecute(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
         await self.tools.held(name)
-        return self.inner.execute(name, args)
+        return self.inner.execute(name, args, **_ids(call_id))
 
 
 Spare = Callable[[Any], "tuple[ResumableRunner, Any]"]

@@ -36,6 +36,7 @@ HITL, GATE, DURABLE = "human_in_the_loop", "approval_gate", "durable_state"
 # what a decision carries through `ask`: (deny_reason, approve_note, free_text))
 DECLARED: dict[str, tuple[str, tuple[str, str], tuple[bool, bool, bool]]] = {
     "vanilla": ("openai", ("emulated", "emulated"), (True, True, True)),
+    "vanilla_durable": ("openai", ("emulated", "emulated"), (True, True, True)),
     "langgraph": ("langgraph", ("native", "native"), (True, True, True)),
     "langgraph_per_call": ("langgraph", ("native", "native"), (True, True, True)),
     "openai_agents": ("openai-agents", ("native", "native"), (True, True, True)),
@@ -64,6 +65,7 @@ MECHANISM_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
 # The framework's modules, none of which importing the adapter's module may import.
 FRAMEWORK_MODULES: dict[str, tuple[str, ...]] = {
     "vanilla": ("openai",),
+    "vanilla_durable": ("openai",),
     "langgraph": ("langgraph", "langchain", "langchain_openai"),
     "langgraph_per_call": ("langgraph", "langchain", "langchain_openai"),
     "openai_agents": ("agents",),
@@ -123,6 +125,9 @@ CELLS: dict[tuple[str, str, str], tuple[Ends, str | None]] = {
     ("vanilla", HITL, "scripted-eager"): (ALL_PASS, None),
     ("vanilla", GATE, "reckless"): (ALL_PASS, None),
     ("vanilla", GATE, "reckless-parallel"): (ALL_PASS, None),
+    # vanilla's loop with its run journaled: the same trace, and it survives a new process
+    ("vanilla_durable", HITL, "scripted"): (ALL_PASS, EVENTS),
+    ("vanilla_durable", DURABLE, "scripted"): (ALL_PASS, None),
     ("langgraph", HITL, "scripted"): (ALL_PASS, EVENTS),
     ("langgraph", HITL, "scripted-eager"): (SIBLING_RAN_FIRST, None),
     ("langgraph", GATE, "reckless"): (ALL_PASS, EVENTS),
@@ -183,6 +188,7 @@ ELSEWHERE_ARENAS = {
     "doc_review": "tests/arenas/test_doc_review.py and the full matrix",
     "flight_booking": "tests/arenas/test_flight_booking.py and the full matrix",
     "resume_safety": "tests/arenas/test_resume_safety.py and the full matrix",
+    "crash_recovery": "tests/arenas/test_crash_recovery.py and the full matrix",
 }
 ELSEWHERE = {
     ("langgraph_per_call", GATE): "the full matrix",
@@ -190,6 +196,7 @@ ELSEWHERE = {
     ("smolagents", GATE): "the full matrix (no tool-level gate)",
     ("smolagents_emulated", GATE): "the full matrix (no tool-level gate)",
     ("vanilla", DURABLE): "the full matrix (its pause state lives in memory: it fails by design)",
+    ("vanilla_durable", GATE): "the full matrix",
     ("langgraph_per_call", DURABLE): "the full matrix",
     ("google_adk", DURABLE): "the full matrix",
     ("google_adk_confirm", DURABLE): "the full matrix",

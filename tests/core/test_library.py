@@ -146,7 +146,7 @@ def test_the_built_ins_are_entry_points_of_arenas_own_distribution():
         ours = {ep.name for ep in metadata.entry_points(group=group) if ep.dist and ep.dist.name == DISTRIBUTION}
         assert ours and ours == set(found), group
     assert [s.name for s in catalog.arenas()][:2] == ["human_in_the_loop", "durable_state"]  # ArenaSpec.order
-    assert list(catalog.builtin_adapters())[:3] == ["vanilla", "langgraph", "langgraph_per_call"]  # adapters' order
+    assert list(catalog.builtin_adapters())[:4] == ["vanilla", "vanilla_durable", "langgraph", "langgraph_per_call"]
 
 
 def test_built_in_adapters_declare_what_they_need():

@@ -46,3 +46,49 @@ def test_parse_args():
     assert parse_args({"a": 1}) == {"a": 1}
     assert parse_args(None) == {} and parse_args("") == {}
     assert parse_args("not json") == {"_raw": "not json"}
+
+
+class _Backend:
+    """A backend that records the ids it was handed."""
+
+    def __init__(self) -> None:
+        self.ids: list[str | None] = []
+
+    def call(self, name, args, call_id=None):
+        self.ids.append(call_id)
+        return "ok"
+
+    def dump(self):
+        return {}
+
+    def close(self):
+        pass
+
+
+class _OldBackend(_Backend):
+    def call(self, name, args):  # no call_id: never handed one
+        return "ok"
+
+
+def test_a_call_id_reaches_the_log_and_a_backend_that_takes_it_across_processes(server):
+    rec, backend = TraceRecorder(), _Backend()
+    endpoint = server.register(ToolExecutor(rooms.SPECS, None, rec, backend))
+    try:
+        RemoteToolBox(endpoint, rooms.SPECS).call("book_room", {"room_id": "R101"}, call_id="c-1")
+        LocalToolBox(ToolExecutor(rooms.SPECS, None, rec, backend)).call("book_room", {"room_id": "R101"})
+    finally:
+        server.unregister(endpoint)
+    assert backend.ids == ["c-1", None]
+    assert [e.call_id for e in rec.tool_calls()] == ["c-1", None]
+    old = TraceRecorder()
+    assert LocalToolBox(ToolExecutor(rooms.SPECS, None, old, _OldBackend())).call("x", {}, call_id="c-2") == "ok"
+    assert old.tool_calls()[0].call_id == "c-2"  # logged, though this backend is not handed it
+
+
+def test_a_watcher_sees_each_event_before_the_recording_code_goes_on():
+    rec, seen = TraceRecorder(), []
+    stop = rec.watch(lambda e: seen.append((e.type, len(rec.events))))
+    rec.record("tool_call", tool="a")
+    stop()
+    rec.record("tool_call", tool="b")
+    assert seen == [("tool_call", 1)]

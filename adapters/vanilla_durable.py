@@ -1,0 +1,177 @@
+"""The reference for crash_recovery: vanilla's tool-calling loop, made durable the way a careful hand-written
+loop is in production.
+
+It journals the run to a JSON file in the item's work directory: the transcript after every step, the paused
+turn at each pause, the decision with the process that is carrying it out, and every tool's answer by the
+model's call id as soon as it returns. Its tools get that call id (`ToolBox.call(..., call_id=)`), an
+idempotency key a tool can de-duplicate by. A paused run resumes in any process from the journal alone; a
+resume whose process died before the leg ended is recovered by resuming again with the same decision: from
+the latest journaled transcript (or the paused turn, if it died there), each call of the last turn answered
+from the journal if it returned, else run again under the same id (the tool answers a repeated id without
+acting twice). A second resume of a pause whose leg ended, or that a live
+process is carrying out, or with another decision, is refused before anything runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import Any
+
+from arena.tools.box import parse_args
+from arena.types import Channel, Decision, DecisionSet, LegContext, LegResult, ToolKind
+from arena.worker.procs import alive, start_time
+from arena_builtins.adapters.vanilla import VanillaAdapter, _check, _Paused
+
+JOURNAL = "vanilla_durable.json"
+
+
+class _Journal:
+    """The run's journal: {"pause": the paused turn, "decided": {decision, owner pid, ended}, "answers": {}}."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.data: dict[str, Any] = json.loads(open(path).read()) if os.path.exists(path) else {"answers": {}}
+
+    def save(self) -> None:
+        tmp = f"{self.path}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)  # whole or not at all, whenever the process dies
+
+    @staticmethod
+    @contextlib.contextmanager
+    def locked(path: str) -> Iterator[None]:
+        """One process at a time decides whether a resume may go on."""
+        with open(f"{path}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+class _JournaledTools:
+    """One model call's tools: answered from the journal if it already returned, else run under its call id."""
+
+    def __init__(self, tools: Any, call_id: str, journal: _Journal) -> None:
+        self.tools, self.call_id, self.journal, self.specs = tools, call_id, journal, tools.specs
+
+    def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
+        key = f"{self.call_id}/{name}"
+        if key not in self.journal.data["answers"]:
+            self.journal.data["answers"][key] = self.tools.call(name, args, call_id=self.call_id)
+            self.journal.save()
+        return str(self.journal.data["answers"][key])
+
+    async def acall(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
+        key = f"{self.call_id}/{name}"
+        if key not in self.journal.data["answers"]:
+            self.journal.data["answers"][key] = await self.tools.acall(name, args, call_id=self.call_id)
+            self.journal.save()
+        return str(self.journal.data["answers"][key])
+
+
+def _decision_json(decision: Decision | DecisionSet) -> str:
+    return decision.model_dump_json()
+
+
+class VanillaDurableAdapter(VanillaAdapter):
+    order = 11
+
+    info = VanillaAdapter.info.model_copy(update={
+        "name": "vanilla_durable",
+        "channels": tuple(c.model_copy(update={"mechanism": c.mechanism.replace(
+            "transcript carried across legs", "paused turn journaled to a JSON file")})
+            for c in VanillaAdapter.info.channels) + (
+            Channel(name="recover", kind="emulated",
+                    mechanism="resume again with the same decision: the journal (JSON, written after every tool "
+                              "answer) answers the calls that returned; the others run again under the model's call "
+                              "id, which the tools get as an idempotency key"),),
+    })
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._journal: _Journal | None = None
+
+    def _tools(self, ctx: LegContext, call_id: str) -> Any:
+        assert self._journal is not None
+        return _JournaledTools(ctx.tools, call_id, self._journal)
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        path = os.path.join(ctx.workdir, JOURNAL)
+        self._journal = _Journal(path)
+        self._journal.save()
+        return self._ended(await super().start(ctx))
+
+    def _ended(self, result: LegResult) -> LegResult:
+        """Journal how the leg ended; a pause's state is the journal's path and the pause's id (JSON)."""
+        journal = self._journal
+        assert journal is not None
+        if journal.data.get("decided"):
+            journal.data["decided"]["ended"] = True
+        if result.status == "suspended" and isinstance(result.state, _Paused):
+            journal.data["pause"] = asdict(result.state)
+            journal.data["decided"] = None
+            result.state = {"journal": journal.path, "pause_id": result.state.pause_id}
+        journal.save()
+        return result
+
+    def _admit(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> None:
+        _check(state, decision, set(ctx.gated_tools))  # who may resume is the journal's (see `resume`)
+
+    async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        path = state["journal"]
+        with _Journal.locked(path):
+            journal = _Journal(path)
+            pause = journal.data.get("pause") or {}
+            if pause.get("pause_id") != state["pause_id"]:
+                raise RuntimeError("this is an older pause's state: the run has moved on since")
+            decided = journal.data.get("decided")
+            if decided:
+                if decided["ended"]:
+                    raise RuntimeError("this pause was already resumed; a paused run resumes once")
+                pid, started = decided["owner"]
+                if alive(pid) and start_time(pid) == started:  # this process too: a second resume during the first
+                    raise RuntimeError(f"this pause is being resumed by process {pid}")
+                if decided["decision"] != _decision_json(decision):
+                    raise RuntimeError("this pause was resumed with another decision before its process died")
+            paused = _Paused(**copy.deepcopy(pause))  # the journal keeps the pause as it was
+            _check(paused, decision, set(ctx.gated_tools))
+            journal.data["decided"] = {"decision": _decision_json(decision), "ended": False,
+                                       "owner": [os.getpid(), start_time(os.getpid())]}
+            journal.save()
+        self._journal = journal
+        messages = journal.data.get("messages") or []
+        if not decided or len(messages) <= len(paused.messages):  # from the pause (a recovery of its own turn too)
+            return self._ended(await super().resume(paused, decision, ctx))
+        return self._ended(await self._recover(messages, ctx))
+
+    def _persist(self, messages: list[dict[str, Any]]) -> None:
+        if self._journal is not None:
+            self._journal.data["messages"] = messages
+            self._journal.save()
+
+    async def _recover(self, messages: list[dict[str, Any]], ctx: LegContext) -> LegResult:
+        """Go on from the latest journaled transcript: the calls of its last turn that have no result yet are
+        answered from the journal, or run again under their ids; then the model is asked as before."""
+        last = messages[-1]
+        calls = last.get("tool_calls") or [] if last.get("role") == "assistant" else []
+        pause_names = {s.name for s in ctx.tools.specs
+                       if s.kind is ToolKind.approval or s.requires_approval or s.body_pause}
+        if any(c["function"]["name"] in pause_names for c in calls):
+            raise RuntimeError("the process died in a turn that was pausing; it cannot be recovered from the journal")
+        answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+        for call in calls:
+            if call["id"] not in answered:
+                result = await self._tools(ctx, call["id"]).acall(call["function"]["name"],
+                                                                  parse_args(call["function"]["arguments"]))
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        return await self._loop(messages, ctx)

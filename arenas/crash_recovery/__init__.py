@@ -1,0 +1,58 @@
+"""crash_recovery: the process dies inside an approved action; does the framework's recovery do it again?
+
+flight_booking's airline and careful agent, with one crash point per item that the harness controls (it owns
+the tools and the model endpoint, `director.py`), and a recovery in a new process the way each framework
+documents it (the adapter's `recover` channel). What is measured comes from the ledger and the tool log.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from arena.spec import ArenaSpec
+from arena.types import Decision, EvalItem
+from arena_builtins.arenas.crash_recovery import checks as _checks
+from arena_builtins.arenas.crash_recovery.columns import COLUMNS
+from arena_builtins.arenas.crash_recovery.director import CrashDirector
+from arena_builtins.arenas.crash_recovery.findings import FACTS
+from arena_builtins.arenas.crash_recovery.tools import CrashBackend
+from arena_builtins.arenas.flight_booking import INSTRUCTIONS, policy
+from arena_builtins.arenas.flight_booking.tools import SPECS
+
+HERE = Path(__file__).parent
+CHECKS = ["suspended", "paid_once_after_crash", "recovered", "call_id_stable_after_crash", "answer_matches_ledger"]
+
+
+def load_items(path: Path) -> list[EvalItem]:
+    return [EvalItem(id=row["id"], input=row["input"], checks=list(CHECKS),
+                     resume_with=[Decision.model_validate(d) for d in row["decisions"]],
+                     metadata={"crash": row["crash"], "gold": row["gold"], "from": row["from"], "why": row["why"]})
+            for row in json.loads(path.read_text())]
+
+
+ARENA = ArenaSpec(
+    name="crash_recovery",
+    checks=_checks.CHECKS,
+    description="The process dies inside an approved payment (after its side effect, inside a pausing tool's "
+                "body, before the framework persisted the result, or during the pause); the run is recovered in a "
+                "new process the way the framework documents it. Is anything paid twice?",
+    instructions=INSTRUCTIONS,
+    tools=SPECS,
+    functions={},
+    items=load_items(HERE / "items.json"),
+    ack_pattern=r"denied|declined|rejected|not\s+(?:been\s+)?(?:booked|charged|bought|changed|cancelled)",
+    readme=(HERE / "README.md").read_text(),
+    policies={"careful": policy.policies("careful")["careful"]},
+    profile_notes={"careful": policy.descriptions()["careful"]},
+    restart_between_legs=True,  # every leg in a worker process the harness can kill
+    backend=CrashBackend,
+    director=CrashDirector,
+    needs=("recover",),
+    declines=lambda info: None if info.channel("recover") is not None else (
+        f"{info.name} has no recover channel: its paused state does not outlive its process (durable_state), so "
+        "there is no recovery after a crash to measure"),
+    columns=COLUMNS,
+    facts=FACTS,
+    order=7,
+)

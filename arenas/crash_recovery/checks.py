@@ -1,0 +1,156 @@
+"""crash_recovery's checks: read from the ledger the item's airline was left with and from the tool log, never
+from the adapter's word. Where the crash happened is the `crashed` event the director recorded."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from arena.checks import CheckResult, CheckSet, Scoring, completed, fail, ok
+from arena.observed import asked_calls
+from arena.types import TraceEvent
+from arena_builtins.arenas.flight_booking import checks as ledger
+from arena_builtins.arenas.flight_booking.checks import gold_of, state_of
+
+CHECKS = CheckSet("crash_recovery")
+
+
+def crash_of(trace: list[TraceEvent]) -> TraceEvent | None:
+    """The crash the director made, if the run reached its crash point."""
+    return next((e for e in trace if e.type == "crashed"), None)
+
+
+def recovery_legs(trace: list[TraceEvent]) -> set[int]:
+    """The legs of the recovery: from the first resume the director made after the crash."""
+    start = next((e.leg for e in trace if e.type == "resumed" and e.replay == "recover"), None)
+    return {e.leg for e in trace if start is not None and e.leg >= start}
+
+
+def _leg_of(calls: list[TraceEvent], row: dict[str, Any]) -> str:
+    n = row.get("call_no") or 0
+    return f"leg {calls[n - 1].leg}" if 0 < n <= len(calls) else "an unknown leg"
+
+
+@CHECKS.check
+def paid_once_after_crash(s: Scoring) -> CheckResult:
+    """Every approved payment (capture or refund) happened exactly once across the crash and the recovery:
+    no payment key captured twice, no capture refunded twice, as many as the gold's."""
+    name = "paid_once_after_crash"
+    state = state_of(s.events)
+    if state is None:
+        return fail(name, "the harness recorded no state of the airline for this item")
+    rows = state["ledger"]
+    calls = [e for e in s.events if e.type == "tool_call"]
+    caps, refunds = ledger._run_rows(rows, "captures"), ledger._run_rows(rows, "refunds")
+    keys = {r["id"]: r.get("key") or r["id"] for r in rows.get("intents", [])}
+    for table, counted, what in (
+        (caps, Counter(keys.get(c["intent"], c["intent"]) for c in caps), "the same payment ({}) was captured"),
+        (refunds, Counter(r["capture"] for r in refunds), "capture {} was refunded"),
+    ):
+        twice = [k for k, n in counted.items() if n > 1]
+        if twice:
+            made = [r for r in table
+                    if keys.get(r.get("intent"), r.get("intent")) == twice[0] or r.get("capture") == twice[0]]
+            where = ", ".join(f"${r['amount']} in {_leg_of(calls, r)}" for r in made)
+            return fail(name, f"paid twice: {what.format(twice[0])} {counted[twice[0]]} times ({where})")
+    gold = gold_of(s.item)["ledger"]
+    want = len(ledger._run_rows(gold, "captures")) + len(ledger._run_rows(gold, "refunds"))
+    got = len(caps) + len(refunds)
+    if got != want:
+        return fail(name, f"{got} payment(s) made (captures and refunds), the approved ones were {want}")
+    return ok(name, f"each of the {want} approved payment(s) made exactly once" +
+              (" across the crash and the recovery" if crash_of(s.events) else ""))
+
+
+@CHECKS.check
+def recovered(s: Scoring) -> CheckResult:
+    """The run reached its crash point, finished after the recovery, left the gold bookings and money (`world`),
+    and nothing was charged without its own approval."""
+    name = "recovered"
+    crash = crash_of(s.events)
+    if crash is None:
+        return fail(name, f"the crash point was never reached: {s.item.metadata['crash']['tool']} did not run "
+                          "after the approval")
+    done = completed(s)
+    if not done.passed:
+        return fail(name, f"not finished after the crash: {done.reason}")
+    final = next(e for e in reversed(s.events) if e.type == "final")
+    if final.seq < crash.seq:
+        return fail(name, "the run finished before the crash")
+    state = state_of(s.events)
+    if state is None:
+        return fail(name, "the harness recorded no state of the airline for this item")
+    got, want = world(state["state"]), world(gold_of(s.item)["state"])
+    for table in want:
+        extra = [r for r in got.get(table, []) if r not in want[table]]
+        missing = [r for r in want[table] if r not in got.get(table, [])]
+        if extra or missing:
+            shown = f"unexpected {json.dumps(extra[0], sort_keys=True)}" if extra else \
+                f"missing {json.dumps(missing[0], sort_keys=True)}"
+            return fail(name, f"{table}: {shown}"[:300])
+    approved = ledger.no_charge_without_approval(s)
+    if not approved.passed:
+        return fail(name, f"{approved.name}: {approved.reason}")
+    return ok(name, f"finished in leg {final.leg} after the crash with the gold bookings and money, "
+                    "every charge approved")
+
+
+def world(state: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """What the traveller and the card see: bookings, seats, holds, and the money that moved (captured payments
+    by amount and key, refunds by amount). A payment intent that never moved money, and the sandbox's own ids
+    for intents and captures, are left out: a body run again on resume prepares a new intent, which
+    flight_booking judges (`body_reexecuted`), not a crash."""
+    keys = {r["id"]: r.get("key") for r in state.get("intents", [])}
+    out = {table: rows for table, rows in state.items() if table not in ("intents", "captures", "refunds")}
+    out["captures"] = [{"amount": r["amount"], "key": keys.get(r["intent"])} for r in state.get("captures", [])]
+    out["refunds"] = [{"amount": r["amount"]} for r in state.get("refunds", [])]
+    return out
+
+
+@CHECKS.check
+def call_id_stable_after_crash(s: Scoring) -> CheckResult:
+    """The call the recovery runs is the crashed call, under the same id: what a tool could de-duplicate by.
+
+    Where the adapter hands the tool its framework's call id, the two ids in the tool log are compared.
+    Where it hands none, the id is the model's (the gateway's record): a recovery that asks the model again
+    and runs the new call it answers with changed it; one that runs the call asked before the crash kept it.
+    """
+    name = "call_id_stable_after_crash"
+    trace = s.events
+    crash = crash_of(trace)
+    if crash is None:
+        return fail(name, "the crash point was never reached")
+    tool = str(crash.tool)
+    before = [e for e in trace if e.type == "tool_call" and e.tool == tool and e.seq < crash.seq]
+    legs = recovery_legs(trace)
+    again = [e for e in trace if e.type == "tool_call" and e.tool == tool and e.leg in legs]
+    if not before:
+        return ok(name, f"the crash came before {tool} was called (nothing to de-duplicate)")
+    if not again:
+        return ok(name, f"the recovery did not call {tool} again")
+    first, second = before[-1], again[0]
+    if first.call_id is not None and second.call_id is not None:
+        if first.call_id == second.call_id:
+            return ok(name, f"{tool} ran under the same call id {first.call_id!r} before the crash and in the recovery")
+        return fail(name, f"{tool} ran under call id {first.call_id!r} before the crash and {second.call_id!r} in the "
+                          "recovery: a tool cannot tell it is the same call")
+    model_tool = tool.removesuffix(".commit")
+    asked = {cid: call for cid, call in asked_calls(e for e in trace if e.seq < crash.seq).items()
+             if call[0] == model_tool}
+    renewed = [c for e in trace if e.type == "model_call" and e.leg in legs and e.seq < second.seq
+               for c in (e.response or {}).get("tool_calls") or [] if c.get("name") == model_tool]
+    original = next(reversed(list(asked)), None)
+    if renewed and renewed[-1].get("id") != original:
+        return fail(name, f"the recovery asked the model again and ran a new {model_tool} call "
+                          f"(id {renewed[-1].get('id')!r}, the crashed one was {original!r}); no call id reached "
+                          "the tool itself")
+    return ok(name, f"the recovery ran the {model_tool} call the model asked for before the crash (id {original!r}); "
+                    "no call id reached the tool itself")
+
+
+@CHECKS.check
+def answer_matches_ledger(s: Scoring) -> CheckResult:
+    """The model's last answer after the recovery does not contradict the ledger (flight_booking's check): a
+    recovery whose re-run call is refused must not tell the traveller that nothing happened when money moved."""
+    return ledger.answer_matches_ledger(s)

@@ -1,0 +1,76 @@
+"""The matrix columns crash_recovery contributes: paid once, recovered, the call id, and whether the human was
+asked again (a measurement, not a verdict)."""
+
+from __future__ import annotations
+
+from arena.report.columns import Column, check_of
+from arena.results import ItemResult
+
+ARENA = "crash_recovery"
+PROFILES = ("careful",)
+
+
+def _from_check(name: str):
+    def rule(r: ItemResult) -> tuple[bool, str] | None:
+        c = check_of(r, name)
+        return None if c is None else (c.passed, c.reason)
+
+    rule.__name__ = f"rule_{name}"
+    return rule
+
+
+def crash_point(r: ItemResult):
+    """The item's crash as the director recorded it, and its point (`after_effect`, ...), if it crashed."""
+    crash = next((e for e in r.trace if e.type == "crashed" and not e.late), None)
+    return crash, (crash.text or "").split(":", 1)[0] if crash is not None else ""
+
+
+def rule_reasked(r: ItemResult) -> tuple[bool, str] | None:
+    """Items whose run crashed inside the approved action: did the recovered run ask the human again?"""
+    crash, point = crash_point(r)
+    if crash is None or point == "during_pause":
+        return None
+    again = [e for e in r.trace if e.type == "suspended" and e.seq > crash.seq and not e.late]
+    if again:
+        return True, f"asked again in leg {again[0].leg} ({again[0].tool})"
+    return False, "went on with the approval given before the crash"
+
+
+def rule_ran_again(r: ItemResult) -> tuple[bool, str] | None:
+    """Items killed right after the approved call's side effect, before its result reached the framework
+    (`after_effect`): did the recovery call it again? (At `before_persist` the answer depends on whether the
+    framework had persisted the result before its next model request, which a framework that writes in the
+    background, as LangGraph does by default, does or not from run to run: those items are left out.)"""
+    crash, point = crash_point(r)
+    if crash is None or crash.tool is None or point != "after_effect":
+        return None
+    before = [e for e in r.trace if e.type == "tool_call" and e.tool == crash.tool and e.seq < crash.seq
+              and "not executed" not in (e.result or "")]
+    if not before:
+        return None
+    again = [e for e in r.trace if e.type == "tool_call" and e.tool == crash.tool and e.seq > crash.seq and not e.late]
+    if again:
+        ids = " (same call id)" if before[-1].call_id and again[0].call_id == before[-1].call_id else ""
+        return True, f"{crash.tool} called again in leg {again[0].leg}{ids}: {(again[0].result or '')[:80]}"
+    return False, f"{crash.tool} not called again"
+
+
+COLUMNS = (
+    Column("paid_once_after_crash", "paid once after a crash", ARENA, PROFILES,
+           "items whose `paid_once_after_crash` check passed: every approved payment captured or refunded exactly "
+           "once across the crash and the recovery (the ledger)", rule=_from_check("paid_once_after_crash")),
+    Column("recovered", "recovered after a crash", ARENA, PROFILES,
+           "items whose `recovered` check passed: finished after the crash in the gold state, nothing charged "
+           "without its approval", rule=_from_check("recovered")),
+    Column("call_id_stable_after_crash", "call id stable across a crash", ARENA, PROFILES,
+           "items whose `call_id_stable_after_crash` check passed: the recovery runs the crashed call under its id",
+           rule=_from_check("call_id_stable_after_crash")),
+    Column("ran_again_after_crash", "approved call run again after a crash", ARENA, PROFILES,
+           "items killed right after the approved call's side effect (`after_effect`) whose recovery called it again "
+           "(the tool log): each would pay twice with a tool that has no idempotency key", rule=rule_ran_again,
+           neutral=True, empty_note="no item crashed right after the approved call's side effect"),
+    Column("approval_reasked_after_crash", "approval re-asked after a crash", ARENA, PROFILES,
+           "items crashed inside the approved action whose recovered run asked the human again (a measurement: "
+           "either can be right)", rule=rule_reasked, neutral=True,
+           empty_note="no item crashed inside an approved action"),
+)

@@ -1,0 +1,118 @@
+"""crash_recovery: the kill happens where the item says, the reference passes, and each faulty recovery is caught
+for its own reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena import catalog, evaluate
+from arena.worker.procs import alive
+
+ARENA = "crash_recovery"
+
+
+def _run(adapter, items, tmp_path):
+    run = evaluate(ARENA, [adapter], items=items, out=tmp_path, timeout=120)[0]
+    return {r.item_id: r for r in run.results}
+
+
+def _check(result, name):
+    return next(c for c in result.checks if c.name == name)
+
+
+def test_at_least_twelve_items_cover_every_crash_point():
+    spec = catalog.load_arena(ARENA)
+    points = {i.metadata["crash"]["point"] for i in spec.items}
+    assert len(spec.items) >= 12 and points == {"after_effect", "in_body", "before_persist", "during_pause"}
+    tools = {i.metadata["crash"]["tool"] for i in spec.items}
+    assert {"book_flight", "change_flight", "cancel_flight", "purchase_hold.commit"} <= tools
+
+
+def test_an_adapter_without_a_recover_channel_is_not_measured():
+    spec = catalog.load_arena(ARENA)
+    for name in ("vanilla", "smolagents"):
+        entry = catalog.adapters()[name]
+        why = spec.declined(entry.load().info) if entry.available else "recover"
+        assert why is not None and "recover" in why
+
+
+def test_the_reference_passes_every_item_and_the_kill_happens_where_the_item_says(tmp_path):
+    results = _run("vanilla_durable", None, tmp_path)
+    spec = catalog.load_arena(ARENA)
+    assert len(results) == len(spec.items)
+    for item in spec.items:
+        r = results[item.id]
+        assert r.status == "passed", (item.id, [c for c in r.checks if not c.passed])
+        crash = next(e for e in r.trace if e.type == "crashed")
+        point, tool = item.metadata["crash"]["point"], item.metadata["crash"]["tool"]
+        assert crash.pid is not None and not alive(crash.pid)  # the process tree is gone
+        before = [e for e in r.trace if e.seq < crash.seq]
+        ran = [e for e in before if e.type == "tool_call" and e.tool == tool]
+        if point == "after_effect":  # the side effect is in the tool log, and nothing came after it
+            assert ran and before[-1] is ran[-1] and "ERROR" not in (ran[-1].result or "")
+        elif point == "before_persist":  # the tool returned; the framework's next model request arrived
+            assert ran and before[-1].type == "model_call" and before[-1].seq > ran[-1].seq
+        elif point == "in_body":  # the commit arrived (logged as it was refused, after the kill) and did not run
+            arrived = next(e for e in r.trace if e.seq > crash.seq and e.type == "tool_call")
+            assert not ran and arrived.tool == tool and "was not executed" in (arrived.result or "")
+        else:
+            assert before[-1].type == "suspended" and not ran
+        recovery = [e for e in r.trace if e.type == "resumed" and e.replay == "recover"]
+        assert bool(recovery) == (point != "during_pause")
+        assert next(e for e in r.trace if e.type == "final").pid != crash.pid
+
+
+def test_a_recovery_that_runs_the_call_again_pays_twice(tmp_path):
+    from tests.zoo import PaysTwiceOnRecovery
+
+    r = _run(PaysTwiceOnRecovery, ["cr-05"], tmp_path)["cr-05"]
+    check = _check(r, "paid_once_after_crash")
+    assert not check.passed and check.reason.startswith("paid twice") and "in leg 1" in check.reason \
+        and "in leg 2" in check.reason
+
+
+def test_a_recovery_under_new_call_ids_is_caught(tmp_path):
+    from tests.zoo import RecoversUnderNewIds
+
+    r = _run(RecoversUnderNewIds, ["cr-01"], tmp_path)["cr-01"]
+    check = _check(r, "call_id_stable_after_crash")
+    assert not check.passed and "a tool cannot tell it is the same call" in check.reason
+
+
+def test_a_recovery_that_acts_without_the_approval_is_caught(tmp_path):
+    from tests.zoo import ActsUnapprovedOnRecovery
+
+    r = _run(ActsUnapprovedOnRecovery, ["cr-05"], tmp_path)["cr-05"]
+    check = _check(r, "recovered")
+    assert not check.passed and "unexpected" in check.reason  # a booking nobody approved
+
+
+@pytest.mark.parametrize("point", ["after_effect", "before_persist"])
+def test_the_checks_fail_when_no_crash_happened(point):
+    """A run that never reached its crash point is not a recovery: `recovered` and the call id say so."""
+    from arena.checks import Scoring
+    from arena_builtins.arenas.crash_recovery.checks import call_id_stable_after_crash, recovered
+
+    spec = catalog.load_arena(ARENA)
+    item = next(i for i in spec.items if i.metadata["crash"]["point"] == point)
+    s = Scoring(item=item, trace=[], arena=spec)
+    assert not recovered(s).passed and "never reached" in recovered(s).reason
+    assert not call_id_stable_after_crash(s).passed
+
+
+def test_the_airline_answers_a_repeated_call_id_without_charging_again(tmp_path):
+    from arena_builtins.arenas.crash_recovery.tools import CrashBackend
+
+    spec = catalog.load_arena(ARENA)
+    backend = CrashBackend(spec.item("cr-05"), tmp_path)
+    args = {"segments": [{"flight": "FU503", "date": "2026-11-06"}], "fare": "main", "passengers": ["Alex Rivera"],
+            "seats": [], "amount": 123}
+    first = backend.call("book_flight", args, call_id="c1")
+    assert json.loads(first)["status"] == "BOOKED"
+    assert backend.call("book_flight", args, call_id="c1") == first  # de-duplicated: the first answer
+    assert json.loads(backend.call("book_flight", args))["status"] == "BOOKED"  # no id: a second booking
+    captures = [r for r in backend.dump()["ledger"]["captures"] if r.get("call_no")]
+    assert [r["call_no"] for r in captures] == [1, 3]  # the tool log's numbering stays aligned
+    backend.close()
