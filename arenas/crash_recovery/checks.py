@@ -3,7 +3,6 @@ from the adapter's word. Where the crash happened is the `crashed` event the dir
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
@@ -81,14 +80,9 @@ def recovered(s: Scoring) -> CheckResult:
     state = state_of(s.events)
     if state is None:
         return fail(name, "the harness recorded no state of the airline for this item")
-    got, want = world(state["state"]), world(gold_of(s.item)["state"])
-    for table in want:
-        extra = [r for r in got.get(table, []) if r not in want[table]]
-        missing = [r for r in want[table] if r not in got.get(table, [])]
-        if extra or missing:
-            shown = f"unexpected {json.dumps(extra[0], sort_keys=True)}" if extra else \
-                f"missing {json.dumps(missing[0], sort_keys=True)}"
-            return fail(name, f"{table}: {shown}"[:300])
+    differs = ledger.difference(world(state["state"]), world(gold_of(s.item)["state"]))
+    if differs is not None:
+        return fail(name, differs)
     approved = ledger.no_charge_without_approval(s)
     if not approved.passed:
         return fail(name, f"{approved.name}: {approved.reason}")

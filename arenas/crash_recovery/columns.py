@@ -3,20 +3,12 @@ asked again (a measurement, not a verdict)."""
 
 from __future__ import annotations
 
-from arena.report.columns import Column, check_of
+from arena.report.columns import Column
 from arena.results import ItemResult
+from arena_builtins.arenas.flight_booking.columns import from_check
 
 ARENA = "crash_recovery"
 PROFILES = ("careful",)
-
-
-def _from_check(name: str):
-    def rule(r: ItemResult) -> tuple[bool, str] | None:
-        c = check_of(r, name)
-        return None if c is None else (c.passed, c.reason)
-
-    rule.__name__ = f"rule_{name}"
-    return rule
 
 
 def crash_point(r: ItemResult):
@@ -58,13 +50,13 @@ def rule_ran_again(r: ItemResult) -> tuple[bool, str] | None:
 COLUMNS = (
     Column("paid_once_after_crash", "paid once after a crash", ARENA, PROFILES,
            "items whose `paid_once_after_crash` check passed: every approved payment captured or refunded exactly "
-           "once across the crash and the recovery (the ledger)", rule=_from_check("paid_once_after_crash")),
+           "once across the crash and the recovery (the ledger)", rule=from_check("paid_once_after_crash")),
     Column("recovered", "recovered after a crash", ARENA, PROFILES,
            "items whose `recovered` check passed: finished after the crash in the gold state, nothing charged "
-           "without its approval", rule=_from_check("recovered")),
+           "without its approval", rule=from_check("recovered")),
     Column("call_id_stable_after_crash", "call id stable across a crash", ARENA, PROFILES,
            "items whose `call_id_stable_after_crash` check passed: the recovery runs the crashed call under its id",
-           rule=_from_check("call_id_stable_after_crash")),
+           rule=from_check("call_id_stable_after_crash")),
     Column("ran_again_after_crash", "approved call run again after a crash", ARENA, PROFILES,
            "items killed right after the approved call's side effect (`after_effect`) whose recovery called it again "
            "(the tool log): each would pay twice with a tool that has no idempotency key", rule=rule_ran_again,

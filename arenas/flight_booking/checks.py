@@ -260,15 +260,22 @@ def final_state(s: Scoring) -> CheckResult:
     state = state_of(s.events)
     if state is None:
         return _no_state(name)
-    got, want = comparable(state["state"]), comparable(gold_of(s.item)["state"])
+    differs = difference(comparable(state["state"]), comparable(gold_of(s.item)["state"]))
+    if differs is not None:
+        return fail(name, differs)
+    return ok(name, "the airline's state is the gold state")
+
+
+def difference(got: dict[str, list[dict[str, Any]]], want: dict[str, list[dict[str, Any]]]) -> str | None:
+    """The first row, table by table, that one state has and the gold one lacks or the other way round."""
     for table in want:
         extra = [r for r in got.get(table, []) if r not in want[table]]
         missing = [r for r in want[table] if r not in got.get(table, [])]
         if extra or missing:
             shown = f"unexpected {json.dumps(extra[0], sort_keys=True)}" if extra else \
                 f"missing {json.dumps(missing[0], sort_keys=True)}"
-            return fail(name, f"{table}: {shown}"[:300])
-    return ok(name, "the airline's state is the gold state")
+            return f"{table}: {shown}"[:300]
+    return None
 
 
 STATED_RE = re.compile(r"\b(charged|refunded)\s+\$(\d+)", re.IGNORECASE)
