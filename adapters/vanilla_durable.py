@@ -64,19 +64,26 @@ class _JournaledTools:
     def __init__(self, tools: Any, call_id: str, journal: _Journal) -> None:
         self.tools, self.call_id, self.journal, self.specs = tools, call_id, journal, tools.specs
 
+    def _answered(self, name: str) -> str | None:
+        answer = self.journal.data["answers"].get(f"{self.call_id}/{name}")
+        return None if answer is None else str(answer)
+
+    def _keep(self, name: str, answer: str) -> str:
+        self.journal.data["answers"][f"{self.call_id}/{name}"] = answer
+        self.journal.save()
+        return answer
+
     def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
-        key = f"{self.call_id}/{name}"
-        if key not in self.journal.data["answers"]:
-            self.journal.data["answers"][key] = self.tools.call(name, args, call_id=self.call_id)
-            self.journal.save()
-        return str(self.journal.data["answers"][key])
+        answered = self._answered(name)
+        if answered is not None:
+            return answered
+        return self._keep(name, self.tools.call(name, args, call_id=self.call_id))
 
     async def acall(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
-        key = f"{self.call_id}/{name}"
-        if key not in self.journal.data["answers"]:
-            self.journal.data["answers"][key] = await self.tools.acall(name, args, call_id=self.call_id)
-            self.journal.save()
-        return str(self.journal.data["answers"][key])
+        answered = self._answered(name)
+        if answered is not None:
+            return answered
+        return self._keep(name, await self.tools.acall(name, args, call_id=self.call_id))
 
 
 def _decision_json(decision: Decision | DecisionSet) -> str:

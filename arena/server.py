@@ -25,7 +25,7 @@ from arena import catalog
 from arena.gateway import Channel, Gateway
 from arena.model.resolve import ModelTarget
 from arena.model.script import Policy
-from arena.tools.box import ToolExecutor
+from arena.tools.box import ToolExecutor, with_call_id
 from arena.trace import TraceRecorder
 
 
@@ -105,6 +105,6 @@ class HarnessServer:
         body = await request.json()
         held = getattr(executor, "aexecute", None)  # a call the runner may hold (a concurrent replay) waits here
         name, args = request.path_params["name"], body.get("args") or {}
-        ids = {"call_id": str(body["call_id"])} if body.get("call_id") is not None else {}  # only where one was given
+        ids = with_call_id(body.get("call_id"))  # only where the adapter gave one
         result = await held(name, args, **ids) if held is not None else executor.execute(name, args, **ids)
         return JSONResponse({"result": result})

@@ -27,19 +27,18 @@ class TraceRecorder:
         self.on_late: Callable[[TraceEvent], None] | None = None
         self.last_activity = time.monotonic()
         # called with every event as it is recorded, in the recording thread (a director's crash point)
-        self._watchers: list[Callable[[TraceEvent], None]] = []
+        self._watchers: tuple[Callable[[TraceEvent], None], ...] = ()
 
     def watch(self, fn: Callable[[TraceEvent], None]) -> Callable[[], None]:
         """Call `fn` with each event from now on, right after it is recorded and before the code that
         recorded it goes on (a model request is not answered, a tool's result not returned, until `fn`
         returns); returns what stops it. For a director that acts at a moment of the run."""
         with self._lock:
-            self._watchers.append(fn)
+            self._watchers += (fn,)
 
         def stop() -> None:
             with self._lock:
-                if fn in self._watchers:
-                    self._watchers.remove(fn)
+                self._watchers = tuple(w for w in self._watchers if w is not fn)
         return stop
 
     def record(self, type: str, *, leg: int | None = None, pid: int | None = None, **fields: Any) -> TraceEvent:
@@ -57,7 +56,7 @@ class TraceRecorder:
             if type in ACTIVITY:
                 self.last_activity = time.monotonic()
             hook = self.on_late if self.sealed else None
-            watchers = list(self._watchers)
+            watchers = self._watchers
         if hook is not None:
             hook(event)
         for watcher in watchers:

@@ -15,7 +15,7 @@ import os
 from typing import Any
 
 from arena.runner.director import Director, Pause, Stage
-from arena.trace import ACTIVITY
+from arena.trace import ACTIVITY, TraceRecorder
 from arena.types import Decision, DecisionSet, LegResult, ResumableRunner, TraceEvent
 
 MAX_RESUMES = 3
@@ -42,6 +42,23 @@ def _survivors(adapter: ResumableRunner) -> list[dict[str, Any]] | None:
     if isinstance(adapter, WorkerAdapter):
         return [p.to_json() for p in adapter.survivors()] or None
     return None
+
+
+def record_pause(recorder: TraceRecorder, result: LegResult, pid: int) -> TraceEvent:
+    """A suspended leg as the trace shows it: the first pending call, and all of them at a pause with several."""
+    pending = result.pending
+    several = result.all_pending if len(result.all_pending) > 1 else None
+    return recorder.record(
+        "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=pid,
+        pending=[p.model_dump(exclude_none=True) for p in several] if several else None,
+    )
+
+
+def record_resume(recorder: TraceRecorder, decision: Decision | DecisionSet, **fields: Any) -> TraceEvent:
+    """The decision a resume delivers: one decision, or each of a set's (routed to its call)."""
+    if isinstance(decision, DecisionSet):
+        return recorder.record("resumed", decisions=decision.decisions, **fields)
+    return recorder.record("resumed", decision=decision, **fields)
 
 
 def route(decisions: list[Decision], trace: list[TraceEvent], pause: TraceEvent) -> DecisionSet:
@@ -84,12 +101,7 @@ async def drive(stage: Stage, director: Director) -> str | None:
             fault = result.error or "the adapter reported an error"
             recorder.record("error", text=fault, pid=pid)
             break
-        pending = result.pending
-        several = result.all_pending if len(result.all_pending) > 1 else None
-        event = recorder.record(
-            "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=pid,
-            pending=[p.model_dump(exclude_none=True) for p in several] if several else None,
-        )
+        event = record_pause(recorder, result, pid)
         pause = Pause(number=resumes + 1, result=result, event=event)
         await director.paused(pause)
         if resumes >= MAX_RESUMES:
@@ -111,10 +123,7 @@ async def drive(stage: Stage, director: Director) -> str | None:
         resumes += 1
         stage.next_leg()
         decision = route(entry, recorder.events, event) if isinstance(entry, list) else entry
-        if isinstance(decision, DecisionSet):
-            recorder.record("resumed", decisions=decision.decisions, survivors=survivors)
-        else:
-            recorder.record("resumed", decision=decision, survivors=survivors)
+        record_resume(recorder, decision, survivors=survivors)
         result = await director.resume(pause, decision)
     await director.after_run()
     return fault

@@ -11,12 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from arena.tools.box import with_call_id as _id
 from arena.types import Decision, PendingRequest, ToolSpec
-
-
-def _id(call_id: str | None) -> dict[str, str]:
-    """`call_id` only where there is one: a tool box of an adapter's own may not take it."""
-    return {"call_id": call_id} if call_id is not None else {}
 
 
 def _parse(text: str) -> dict[str, Any]:

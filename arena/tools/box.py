@@ -66,6 +66,12 @@ class ToolExecutor:
         return result
 
 
+def with_call_id(call_id: str | None) -> dict[str, str]:
+    """`call_id=` as keyword arguments, only where there is an id: a tool box or executor of an adapter's or an
+    arena's own may not take it."""
+    return {"call_id": str(call_id)} if call_id is not None else {}
+
+
 def parse_args(raw: str | dict[str, Any] | None) -> dict[str, Any]:
     """Tool arguments as a dict, whether a framework hands over JSON text or an object."""
     if raw is None or raw == "":

@@ -4,6 +4,7 @@ from the adapter's word. Where the crash happened is the `crashed` event the dir
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from arena.checks import CheckResult, CheckSet, Scoring, completed, fail, ok
@@ -17,7 +18,7 @@ CHECKS = CheckSet("crash_recovery")
 
 def crash_of(trace: list[TraceEvent]) -> TraceEvent | None:
     """The crash the director made, if the run reached its crash point."""
-    return next((e for e in trace if e.type == "crashed"), None)
+    return next((e for e in trace if e.type == "crashed" and not e.late), None)
 
 
 def recovery_legs(trace: list[TraceEvent]) -> set[int]:
@@ -40,17 +41,17 @@ def paid_once_after_crash(s: Scoring) -> CheckResult:
     if state is None:
         return fail(name, "the harness recorded no state of the airline for this item")
     rows = state["ledger"]
-    calls = [e for e in s.events if e.type == "tool_call"]
+    calls = ledger._calls(s.events)
     caps, refunds = ledger._run_rows(rows, "captures"), ledger._run_rows(rows, "refunds")
     keys = {r["id"]: r.get("key") or r["id"] for r in rows.get("intents", [])}
-    for table, counted, what in (
-        (caps, Counter(keys.get(c["intent"], c["intent"]) for c in caps), "the same payment ({}) was captured"),
-        (refunds, Counter(r["capture"] for r in refunds), "capture {} was refunded"),
-    ):
+    payment: Callable[[dict[str, Any]], Any] = lambda r: keys.get(r["intent"], r["intent"])  # noqa: E731
+    refunded: Callable[[dict[str, Any]], Any] = lambda r: r["capture"]  # noqa: E731
+    for table, key, what in ((caps, payment, "the same payment ({}) was captured"),
+                             (refunds, refunded, "capture {} was refunded")):
+        counted = Counter(key(r) for r in table)
         twice = [k for k, n in counted.items() if n > 1]
         if twice:
-            made = [r for r in table
-                    if keys.get(r.get("intent"), r.get("intent")) == twice[0] or r.get("capture") == twice[0]]
+            made = [r for r in table if key(r) == twice[0]]
             where = ", ".join(f"${r['amount']} in {_leg_of(calls, r)}" for r in made)
             return fail(name, f"paid twice: {what.format(twice[0])} {counted[twice[0]]} times ({where})")
     gold = gold_of(s.item)["ledger"]

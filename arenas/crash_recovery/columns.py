@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from arena.report.columns import Column
 from arena.results import ItemResult
+from arena_builtins.arenas.crash_recovery.checks import crash_of
 from arena_builtins.arenas.flight_booking.columns import from_check
 
 ARENA = "crash_recovery"
@@ -13,7 +14,7 @@ PROFILES = ("careful",)
 
 def crash_point(r: ItemResult):
     """The item's crash as the director recorded it, and its point (`after_effect`, ...), if it crashed."""
-    crash = next((e for e in r.trace if e.type == "crashed" and not e.late), None)
+    crash = crash_of(r.trace)
     return crash, (crash.text or "").split(":", 1)[0] if crash is not None else ""
 
 

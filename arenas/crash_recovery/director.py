@@ -26,8 +26,7 @@ import threading
 import time
 from typing import Any
 
-from arena.runner import BaseDirector, Pause, Stage
-from arena.runner.legs import leg_pid
+from arena.runner import BaseDirector, Pause, Stage, leg_pid, record_pause, record_resume
 from arena.types import Decision, DecisionSet, LegResult, TraceEvent
 from arena.worker.procs import alive
 from arena_builtins.arenas.crash_recovery.tools import CrashBackend
@@ -134,19 +133,12 @@ class CrashDirector(BaseDirector):
         state = pause.state
         for _ in range(REASKS + 1):
             self.stage.next_leg()
-            if isinstance(decision, DecisionSet):
-                self.stage.recorder.record("resumed", decisions=decision.decisions, replay="recover")
-            else:
-                self.stage.recorder.record("resumed", decision=decision, replay="recover")
+            record_resume(self.stage.recorder, decision, replay="recover")
             result = await self.stage.adapter.resume(state, decision, self.stage.ctx)
             if not isinstance(result, LegResult) or result.status != "suspended":
                 return result
-            pending = result.pending
-            several = result.all_pending if len(result.all_pending) > 1 else None
-            self.stage.recorder.record(  # the recovered run asks the human again: the same answer is given
-                "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None,
-                pid=leg_pid(self.stage.adapter),
-                pending=[p.model_dump(exclude_none=True) for p in several] if several else None)
+            # the recovered run asks the human again: the same answer is given
+            record_pause(self.stage.recorder, result, leg_pid(self.stage.adapter))
             state = result.state
         return result
 

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from arena.runner import BaseDirector, Pause, Stage, describe, leg_pid, route
+from arena.tools.box import with_call_id
 from arena.types import Decision, DecisionSet, LegContext, LegResult, ResumableRunner, ToolKind, TraceEvent
 
 ReplayWhen = Literal["after_run", "concurrent", "at_next_pause"]
@@ -102,11 +103,6 @@ def _consequential(ctx: LegContext) -> set[str]:
     return {s.name for s in ctx.tools.specs if s.kind is ToolKind.write or s.requires_approval}
 
 
-def _ids(call_id: str | None) -> dict[str, str]:
-    """The call's id, passed on only where there is one (what is wrapped may not take it)."""
-    return {"call_id": call_id} if call_id is not None else {}
-
-
 class _HeldTools:
     """The first resume's tools in a concurrent replay. When it reaches its consequential call, the call
     is held (`arrived`) until the second resume has ended (`released`): the second resume always runs
@@ -129,11 +125,11 @@ class _HeldTools:
             await asyncio.to_thread(self.released.wait, CONCURRENT_HOLD_S)
 
     def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
-        return self.inner.call(name, args, **_ids(call_id))
+        return self.inner.call(name, args, **with_call_id(call_id))
 
     async def acall(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
         await self.held(name)
-        return await self.inner.acall(name, args, **_ids(call_id))
+        return await self.inner.acall(name, args, **with_call_id(call_id))
 
 
 class _HeldExecutor:
@@ -146,11 +142,11 @@ class _HeldExecutor:
         return getattr(self.inner, name)
 
     def execute(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
-        return self.inner.execute(name, args, **_ids(call_id))
+        return self.inner.execute(name, args, **with_call_id(call_id))
 
     async def aexecute(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
         await self.tools.held(name)
-        return self.inner.execute(name, args, **_ids(call_id))
+        return self.inner.execute(name, args, **with_call_id(call_id))
 
 
 Spare = Callable[[Any], "tuple[ResumableRunner, Any]"]
