@@ -128,10 +128,12 @@ class LangGraphAdapter:
             Channel(
                 name="recover",
                 kind="native",
+                ways=("resume", "continue"),
                 mechanism=(
-                    "the thread is continued from its AsyncSqliteSaver checkpoint in a new process with the same "
-                    "Command(resume=decision) again (LangGraph docs, persistence and interrupts: a resumed node "
-                    "re-runs from its start)"
+                    "the thread is continued from its AsyncSqliteSaver checkpoint in a new process, with the same "
+                    "Command(resume=decision) again, or (way continue) with ainvoke(None, config), which runs the "
+                    "thread on from its last checkpoint and the resume value saved there as a pending write "
+                    "(LangGraph docs, persistence and interrupts: a resumed node re-runs from its start)"
                 ),
             ),
         ),
@@ -163,6 +165,10 @@ class LangGraphAdapter:
     async def resume(self, state: dict[str, str], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         return await _leg(ctx, state, decision, self._http_client(), self.interrupt_mode)
 
+    async def continue_run(self, state: dict[str, str], ctx: LegContext) -> LegResult:
+        """Recovery way `continue`: `ainvoke(None)` runs the thread on from its last checkpoint."""
+        return await _leg(ctx, state, None, self._http_client(), self.interrupt_mode)
+
 
 class LangGraphPerCallAdapter(LangGraphAdapter):
     """The same agent with the approval middleware's other mode: one interrupt per gated call, raised where
@@ -188,7 +194,8 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
                interrupt_mode: str = "batched") -> LegResult:
     """One leg: reopen the checkpoint database, run the graph until it ends or interrupts, close it.
 
-    `graph_input` is the first leg's input, or the human's `Decision` for a resume: it is turned into
+    `graph_input` is the first leg's input, None to run the thread on from its last checkpoint (a recovery),
+    or the human's `Decision` for a resume: it is turned into
     the `Command(resume=...)` the pending interrupt, read back from the checkpoint, expects.
     """
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver

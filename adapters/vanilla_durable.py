@@ -5,8 +5,8 @@ It journals the run to a JSON file in the item's work directory: the transcript 
 turn at each pause, the decision with the process that is carrying it out, and every tool's answer by the
 model's call id as soon as it returns. Its tools get that call id (`ToolBox.call(..., call_id=)`), an
 idempotency key a tool can de-duplicate by. A paused run resumes in any process from the journal alone; a
-resume whose process died before the leg ended is recovered by resuming again with the same decision: from
-the latest journaled transcript (or the paused turn, if it died there), each call of the last turn answered
+resume whose process died before the leg ended is recovered by resuming again with the same decision, or by
+continuing with the decision the journal holds (`continue_run`): from the latest journaled transcript (or the paused turn, if it died there), each call of the last turn answered
 from the journal if it returned, else run again under the same id (the tool answers a repeated id without
 acting twice). A second resume of a pause whose leg ended, or that a live
 process is carrying out, or with another decision, is refused before anything runs.
@@ -98,10 +98,11 @@ class VanillaDurableAdapter(VanillaAdapter):
         "channels": tuple(c.model_copy(update={"mechanism": c.mechanism.replace(
             "transcript carried across legs", "paused turn journaled to a JSON file")})
             for c in VanillaAdapter.info.channels) + (
-            Channel(name="recover", kind="emulated",
-                    mechanism="resume again with the same decision: the journal (JSON, written after every tool "
-                              "answer) answers the calls that returned; the others run again under the model's call "
-                              "id, which the tools get as an idempotency key"),),
+            Channel(name="recover", kind="emulated", ways=("resume", "continue"),
+                    mechanism="resume again with the same decision, or continue with the decision the journal "
+                              "holds: the journal (JSON, written after every tool answer) answers the calls that "
+                              "returned; the others run again under the model's call id, which the tools get as an "
+                              "idempotency key"),),
     })
 
     def __init__(self) -> None:
@@ -160,6 +161,15 @@ class VanillaDurableAdapter(VanillaAdapter):
         if not decided or len(messages) <= len(paused.messages):  # from the pause (a recovery of its own turn too)
             return self._ended(await super().resume(paused, decision, ctx))
         return self._ended(await self._recover(messages, ctx))
+
+    async def continue_run(self, state: dict[str, Any], ctx: LegContext) -> LegResult:
+        """Recovery way `continue`: the decision is the one the journal holds, not given again."""
+        decided = (_Journal(state["journal"]).data.get("decided") or {}).get("decision")
+        if decided is None:
+            raise RuntimeError("no decision was journaled before the process died: there is nothing to continue")
+        data = json.loads(decided)
+        decision = DecisionSet.model_validate(data) if "decisions" in data else Decision.model_validate(data)
+        return await self.resume(state, decision, ctx)
 
     def _persist(self, messages: list[dict[str, Any]]) -> None:
         if self._journal is not None:

@@ -261,6 +261,13 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
     why = arena.declined(info)
     if why is not None:
         raise Declined(why)
+    items, not_measured = arena.items_for(info, items)
+    if not_measured:
+        reasons = sorted(set(not_measured.values()))
+        say(f"{adapter_name}: {len(not_measured)} item(s) not measured ({', '.join(not_measured)}): "
+            f"{'; '.join(reasons)}", "warning")
+    if not items:
+        raise Declined(f"none of the items can be measured: {'; '.join(sorted(set(not_measured.values())))}")
     if worker_start == "in-process" and not _concurrent(target):
         concurrency = 1
     pause_kind, mechanism = arena.pause_kind_of(info), arena.pause_mechanism_of(info)
@@ -279,6 +286,8 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
             "pause_dwell_s": PAUSE_DWELL_S, "quiet_s": QUIET_S,
             "worker_start": worker_start, "concurrency": concurrency, "items": [i.id for i in items],
             "epochs": epochs, "seed": seed, "target": _target_name(target)}
+    if not_measured:  # only then: other runs' meta stays as it was
+        meta["not_measured"] = not_measured
     done: list[ItemResult] = []
     if resume is not None:  # complete an interrupted run: only its missing items, into it
         run_dir, done = RunDir.reopen(resume)

@@ -31,6 +31,7 @@ from arena.types import (
     ModelConfig,
     PauseKind,
     PendingRequest,
+    RecoverWay,
     ResumableRunner,
     ToolBox,
     ToolKind,
@@ -39,6 +40,6 @@ from arena.types import (
 
 __all__ = [
     "AdapterInfo", "Capabilities", "Channel", "ChannelName", "Decision", "DecisionKind", "DecisionSet", "LegContext", "LegResult",
-    "ModelConfig", "PauseKind", "PendingRequest", "ResumableRunner", "ToolBox", "ToolKind", "ToolSpec",
+    "ModelConfig", "PauseKind", "PendingRequest", "RecoverWay", "ResumableRunner", "ToolBox", "ToolKind", "ToolSpec",
     "async_client", "bodypause", "parse_args",
 ]

@@ -87,6 +87,16 @@ class ArenaSpec:
     # which items resume one paused state a second time at once (a concurrent replay): for those the harness
     # gives the director a second adapter in a worker process of its own (`Stage.spare_factory`)
     second_process: Callable[[EvalItem], bool] | None = field(default=None, repr=False)
+    # why an adapter is not measured on an item (None: it is): the item needs a way its framework does not
+    # document (crash_recovery's `continue` recovery); such items are left out of its run and named in meta.json
+    unmeasured: Callable[[EvalItem, AdapterInfo], str | None] | None = field(default=None, repr=False)
+
+    def items_for(self, info: AdapterInfo, items: list[EvalItem]) -> tuple[list[EvalItem], dict[str, str]]:
+        """The items this adapter is measured on, and why each other one is not (`unmeasured`)."""
+        if self.unmeasured is None:
+            return list(items), {}
+        why = {i.id: self.unmeasured(i, info) for i in items}
+        return [i for i in items if why[i.id] is None], {k: v for k, v in why.items() if v is not None}
 
     def declined(self, info: AdapterInfo) -> str | None:
         """Why this adapter is not run here (None: it is). The one rule for every arena: a channel it needs

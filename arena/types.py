@@ -249,6 +249,7 @@ class Capabilities(BaseModel):
 
 
 ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover"]
+RecoverWay = Literal["resume", "continue"]
 
 
 class Channel(BaseModel):
@@ -260,6 +261,9 @@ class Channel(BaseModel):
     - `multi_call`: one pause holds several gated calls of one turn, each answered on its own (a DecisionSet);
     - `recover`: after the process died in the middle of a resumed leg, a new process continues the run from
       what the framework persisted, the way it documents (`mechanism` says how and where that comes from).
+      `ways` lists the recoveries it documents: `resume` (the state saved at the pause resumed again with the
+      same decision) and `continue` (the run continued from what the framework persisted after the resume,
+      without the decision: the adapter's `continue_run(state, ctx)`); none listed means `resume` alone.
 
     `kind` says how (`native`, `emulated` by the adapter, `unsupported` by the framework: declared so,
     the items still run and show what happens without it); `mechanism` names the framework's API;
@@ -273,6 +277,7 @@ class Channel(BaseModel):
     kind: PauseKind
     mechanism: str = ""
     carries: Capabilities | None = None
+    ways: tuple[RecoverWay, ...] = ()
 
 
 class AdapterInfo(BaseModel):
@@ -301,6 +306,11 @@ class AdapterInfo(BaseModel):
     def mechanism(self, name: ChannelName) -> str:
         found = self.channel(name)
         return found.mechanism if found is not None else ""
+
+    def recovers(self, way: RecoverWay) -> bool:
+        """Whether its `recover` channel documents that way of recovering a crashed run (`resume` by default)."""
+        found = self.channel("recover")
+        return found is not None and way in (found.ways or ("resume",))
 
     def carries(self, name: ChannelName) -> Capabilities:
         """What a decision can carry to the model through that channel (the `ask` channel's when it says nothing)."""

@@ -621,6 +621,25 @@ class RecoversUnderNewIds(VanillaDurableAdapter):
         return Renamed()
 
 
+class HandsItsOwnIds(VanillaDurableAdapter):
+    """Hands the tools an id of its own making that stays the same across processes (the tool's name): stable,
+    but not the call's id, so two calls of one tool would look like one."""
+
+    info = VanillaDurableAdapter.info.model_copy(update={"name": "hands_its_own_ids"})
+
+    def _tools(self, ctx, call_id):
+        class Named:
+            specs = ctx.tools.specs
+
+            async def acall(self, name, args, call_id=None):
+                return await ctx.tools.acall(name, args, call_id=f"own-{name}")
+
+            def call(self, name, args, call_id=None):
+                return ctx.tools.call(name, args, call_id=f"own-{name}")
+
+        return Named()
+
+
 class ActsUnapprovedOnRecovery(VanillaDurableAdapter):
     """Recovers, but books another flight than the one the human approved (as a new call of its own)."""
 

@@ -66,6 +66,11 @@ def adapter_facts(row: Row) -> list[Fact]:
         spec = catalog.find_arena(run.arena)
         own = spec.facts.get(run.model) if spec is not None else None
         facts += (own or generic_facts)(row, run)
+        unmeasured = run.meta.get("not_measured") or {}
+        if unmeasured:  # left out of the run by the arena (ArenaSpec.unmeasured): said, never counted
+            reasons = "; ".join(sorted(set(map(str, unmeasured.values()))))
+            facts.append(Fact(f"{md_text(run.arena)} × `{md_text(run.model)}`: not measured on "
+                              f"{', '.join(map(md_text, unmeasured))}: {md_text(reasons)}"))
     return facts
 
 

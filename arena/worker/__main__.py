@@ -65,8 +65,11 @@ async def serve(replies: Any) -> None:
                 result = await adapter.start(ctx)
             else:
                 state = states.pop(req.handle) if req.handle in states else req.state
-                assert req.decision is not None, "resume without a decision"
-                result = await adapter.resume(state, req.decision, ctx)
+                if req.op == "continue":
+                    result = await adapter.continue_run(state, ctx)
+                else:
+                    assert req.decision is not None, "resume without a decision"
+                    result = await adapter.resume(state, req.decision, ctx)
             handle = None
             state, is_json = _json_or_none(result.state)
             if result.status == "suspended":

@@ -179,7 +179,14 @@ class WorkerAdapter:
         return result
 
     async def resume(self, state: WorkerState, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
-        req = Request(op="resume", adapter=self.target, ctx=self._wire(ctx), decision=decision)
+        return await self._resume(Request(op="resume", adapter=self.target, ctx=self._wire(ctx), decision=decision),
+                                  state, ctx)
+
+    async def continue_run(self, state: WorkerState, ctx: LegContext) -> LegResult:
+        """A crashed run continued from what its framework persisted (`recover` channel, way `continue`)."""
+        return await self._resume(Request(op="continue", adapter=self.target, ctx=self._wire(ctx)), state, ctx)
+
+    async def _resume(self, req: Request, state: WorkerState, ctx: LegContext) -> LegResult:
         if self.restart_between_legs:
             if not state.is_json:
                 raise WorkerError(f"{self.info.name} keeps its paused state in memory only; it cannot resume in a new process")

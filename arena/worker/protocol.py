@@ -29,7 +29,7 @@ class WireContext(BaseModel):
 
 
 class Request(BaseModel):
-    op: Literal["start", "resume", "close"]
+    op: Literal["start", "resume", "continue", "close"]  # continue: a crashed run, from what was persisted
     adapter: str | None = None  # "module:Class"
     ctx: WireContext | None = None
     decision: Decision | DecisionSet | None = None

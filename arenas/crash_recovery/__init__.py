@@ -52,6 +52,8 @@ ARENA = ArenaSpec(
     declines=lambda info: None if info.channel("recover") is not None else (
         f"{info.name} has no recover channel: its paused state does not outlive its process (durable_state), so "
         "there is no recovery after a crash to measure"),
+    unmeasured=lambda item, info: None if info.recovers(item.metadata["crash"].get("way", "resume")) else (
+        f"{info.name}'s recover channel documents no '{item.metadata['crash'].get('way', 'resume')}' recovery"),
     columns=COLUMNS,
     facts=FACTS,
     order=7,

@@ -107,7 +107,8 @@ def world(state: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, An
 def call_id_stable_after_crash(s: Scoring) -> CheckResult:
     """The call the recovery runs is the crashed call, under the same id: what a tool could de-duplicate by.
 
-    Where the adapter hands the tool its framework's call id, the two ids in the tool log are compared.
+    Where the adapter hands the tool its framework's call id, the two ids in the tool log are compared, and
+    the id must be one the model gave a call of that tool (the gateway's record), not one the adapter made up.
     Where it hands none, the id is the model's (the gateway's record): a recovery that asks the model again
     and runs the new call it answers with changed it; one that runs the call asked before the crash kept it.
     """
@@ -125,12 +126,18 @@ def call_id_stable_after_crash(s: Scoring) -> CheckResult:
     if not again:
         return ok(name, f"the recovery did not call {tool} again")
     first, second = before[-1], again[0]
-    if first.call_id is not None and second.call_id is not None:
-        if first.call_id == second.call_id:
-            return ok(name, f"{tool} ran under the same call id {first.call_id!r} before the crash and in the recovery")
-        return fail(name, f"{tool} ran under call id {first.call_id!r} before the crash and {second.call_id!r} in the "
-                          "recovery: a tool cannot tell it is the same call")
     model_tool = tool.removesuffix(".commit")
+    if first.call_id is not None and second.call_id is not None:
+        if first.call_id != second.call_id:
+            return fail(name, f"{tool} ran under call id {first.call_id!r} before the crash and {second.call_id!r} in "
+                              "the recovery: a tool cannot tell it is the same call")
+        given = {c.get("id") for e in trace if e.type == "model_call"
+                 for c in (e.response or {}).get("tool_calls") or [] if c.get("name") == model_tool}
+        if first.call_id not in given:  # the adapter's hand-over is a claim: the gateway says what the model gave
+            return fail(name, f"{tool} ran under call id {first.call_id!r} before the crash and in the recovery, but "
+                              f"the model gave no {model_tool} call that id (the gateway's record): not the call's own id")
+        return ok(name, f"{tool} ran under the same call id {first.call_id!r} before the crash and in the recovery, "
+                        f"the id the model gave that {model_tool} call")
     asked = {cid: call for cid, call in asked_calls(e for e in trace if e.seq < crash.seq).items()
              if call[0] == model_tool}
     renewed = [c for e in trace if e.type == "model_call" and e.leg in legs and e.seq < second.seq

@@ -14,9 +14,11 @@ The item says where (`metadata["crash"]`: `point`, the `pause` whose resume it h
 
 The kill is synchronous: the tool's result or the model's answer is handed back only after the process is
 gone. The recovery is the adapter's `recover` channel, the way its framework documents a crashed run's
-recovery: the paused state saved at the pause is resumed again, in a new process, with the same decision (a
-`resumed` event with `replay="recover"`). Should the recovered run ask the human again, the human gives the
-same decision again (at most twice): whether it asks is measured, not judged.
+recovery, in a new process (a `resumed` event with `replay="recover"`), one of the ways it lists (the item's
+`crash.way`): `resume`, the paused state saved at the pause resumed again with the same decision; `continue`,
+the run continued from what the framework persisted after the resume, without the decision
+(`continue_run`). Should the recovered run ask the human again, the human gives the same decision again (at
+most twice): whether it asks is measured, not judged.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class CrashDirector(BaseDirector):
         self.point: str = crash["point"]
         self.at: int = int(crash["pause"])
         self.tool: str = crash["tool"]
+        self.way: str = crash.get("way", "resume")
         body = self.tool.removesuffix(".commit")
         if body != self.tool and not any(t.name == body and t.body_pause for t in stage.ctx.tools.specs):
             self.tool = body  # the adapter's framework cannot pause in a body: the tool is gated, one call
@@ -126,15 +129,21 @@ class CrashDirector(BaseDirector):
         return result
 
     async def _recover(self, pause: Pause, decision: Decision | DecisionSet) -> LegResult:
-        """Resume the state saved at the pause again, in a new process, with the same decision."""
+        """Recover from the state saved at the pause, in a new process: resumed again with the same decision,
+        or (way `continue`) continued from what the framework persisted, the decision not given again."""
         deadline = time.monotonic() + KILL_WAIT_S + 1
         while self.fired is None and time.monotonic() < deadline:  # the kill is recorded before the recovery
             await asyncio.sleep(0.005)
         state = pause.state
-        for _ in range(REASKS + 1):
+        for attempt in range(REASKS + 1):
             self.stage.next_leg()
-            record_resume(self.stage.recorder, decision, replay="recover")
-            result = await self.stage.adapter.resume(state, decision, self.stage.ctx)
+            if attempt == 0 and self.way == "continue":
+                self.stage.recorder.record("resumed", replay="recover",
+                                           text="continue: from what the framework persisted, no decision given")
+                result = await self.stage.adapter.continue_run(state, self.stage.ctx)  # type: ignore[attr-defined]
+            else:
+                record_resume(self.stage.recorder, decision, replay="recover")
+                result = await self.stage.adapter.resume(state, decision, self.stage.ctx)
             if not isinstance(result, LegResult) or result.status != "suspended":
                 return result
             # the recovered run asks the human again: the same answer is given

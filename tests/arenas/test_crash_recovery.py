@@ -61,6 +61,10 @@ def test_the_reference_passes_every_item_and_the_kill_happens_where_the_item_say
             assert before[-1].type == "suspended" and not ran
         recovery = [e for e in r.trace if e.type == "resumed" and e.replay == "recover"]
         assert bool(recovery) == (point != "during_pause")
+        if item.metadata["crash"].get("way") == "continue":  # continued: the decision was not given again
+            assert recovery[0].decision is None and recovery[0].text.startswith("continue")
+        elif recovery:
+            assert recovery[0].decision is not None
         assert next(e for e in r.trace if e.type == "final").pid != crash.pid
 
 
@@ -79,6 +83,16 @@ def test_a_recovery_under_new_call_ids_is_caught(tmp_path):
     r = _run(RecoversUnderNewIds, ["cr-01"], tmp_path)["cr-01"]
     check = _check(r, "call_id_stable_after_crash")
     assert not check.passed and "a tool cannot tell it is the same call" in check.reason
+
+
+def test_a_stable_id_the_model_never_gave_is_caught(tmp_path):
+    """The tool log's id is the adapter's hand-over: one of its own making, however stable, is caught against
+    the gateway's record of the model's ids."""
+    from tests.zoo import HandsItsOwnIds
+
+    r = _run(HandsItsOwnIds, ["cr-01"], tmp_path)["cr-01"]
+    check = _check(r, "call_id_stable_after_crash")
+    assert not check.passed and "the model gave no book_flight call that id" in check.reason
 
 
 def test_a_recovery_that_acts_without_the_approval_is_caught(tmp_path):
@@ -116,3 +130,40 @@ def test_the_airline_answers_a_repeated_call_id_without_charging_again(tmp_path)
     captures = [r for r in backend.dump()["ledger"]["captures"] if r.get("call_no")]
     assert [r["call_no"] for r in captures] == [1, 3]  # the tool log's numbering stays aligned
     backend.close()
+
+
+def test_each_documented_way_of_recovering_has_items_and_an_adapter_without_one_is_not_measured_on_them(tmp_path):
+    """`continue` items run only for adapters whose recover channel lists that way; the others leave them out
+    and say so in meta.json."""
+    from tests.zoo import PaysTwiceOnRecovery
+
+    spec = catalog.load_arena(ARENA)
+    ways = {i.id: i.metadata["crash"].get("way", "resume") for i in spec.items}
+    continued = sorted(i for i, way in ways.items() if way == "continue")
+    assert len(continued) >= 4
+    only_resume = PaysTwiceOnRecovery.info.model_copy(update={"channels": tuple(
+        c.model_copy(update={"ways": ("resume",)}) if c.name == "recover" else c
+        for c in PaysTwiceOnRecovery.info.channels)})
+    runs, why = spec.items_for(only_resume, spec.items)
+    assert sorted(why) == continued and all("no 'continue' recovery" in w for w in why.values())
+    assert {i.id for i in runs} == set(ways) - set(continued)
+
+    class ResumesOnly(PaysTwiceOnRecovery):
+        info = only_resume
+
+    run = evaluate(ARENA, [ResumesOnly], items=[continued[0], "cr-01"], out=tmp_path, timeout=120)[0]
+    assert [r.item_id for r in run.results] == ["cr-01"] and list(run.meta["not_measured"]) == [continued[0]]
+
+
+def test_a_continued_recovery_that_runs_the_call_again_pays_twice(tmp_path):
+    """The `continue` way is measured as the `resume` way is: a continuation without the idempotency key pays
+    twice."""
+    from tests.zoo import PaysTwiceOnRecovery
+
+    spec = catalog.load_arena(ARENA)
+    item = next(i for i in spec.items if i.metadata["crash"] == {"point": "after_effect", "pause": 1,
+                                                                  "tool": "book_flight", "way": "continue"})
+    r = _run(PaysTwiceOnRecovery, [item.id], tmp_path)[item.id]
+    check = _check(r, "paid_once_after_crash")
+    assert not check.passed and check.reason.startswith("paid twice")
+    assert next(e for e in r.trace if e.replay == "recover").text.startswith("continue")
