@@ -412,6 +412,10 @@ def matrix_cmd(
     timeout: Annotated[float, typer.Option(help="per-item timeout in seconds (when running)", min=1)] = 180.0,
     concurrency: Annotated[Optional[int], typer.Option(
         help="items of one adapter run at once, when running (default: what fits this machine)", min=1, max=64)] = None,
+    shard: Annotated[Optional[str], typer.Option(
+        "--shard", metavar="K/N", help=(
+            "run only shard K of N of the matrix's cells (a deterministic partition balanced by cost, for a "
+            "scheduler's job array); merge the shards' run directories with --runs"))] = None,
 ) -> None:
     """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
     import json
@@ -430,6 +434,12 @@ def matrix_cmd(
     missing = [str(r) for r in runs or [] if not r.is_dir()]
     if missing:
         _fail(f"no such directory: {missing[0]}")
+    if shard is not None:
+        if runs:
+            _fail("--shard runs a part of the matrix; --runs merges parts that were run: give one or the other")
+        from arena.shard import Shard
+
+        Shard.parse(shard)  # a bad K/N is one line before anything runs
     writable_dir(out)
     if findings is not None:
         writable_dir(findings.parent, "--findings' folder")
@@ -447,17 +457,27 @@ def matrix_cmd(
 
         try:
             made = evaluate_matrix(adapter or [], arena_name or [], versions=versions, out=out / "runs",
-                                   timeout=timeout, concurrency=concurrency, reporter=_MatrixProgress())
+                                   timeout=timeout, concurrency=concurrency, reporter=_MatrixProgress(), shard=shard)
         except SetupError as exc:  # an adapter@version whose release could not be looked up
             err.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(1) from None
         collected, failed_setup = list(made), bool(made.failed)
     matrix = compute_matrix(collected)
+    if runs:  # a merge of shards: every planned cell that none delivered is named
+        from arena.shard import cell_key, missing as missing_cells
+
+        matrix.missing = [m for m in missing_cells(runs, {cell_key(r.arena, r.adapter, r.model) for r in collected})
+                          if (not arena_name or m.cell.split("/")[0] in arena_name)
+                          and (not adapter or "all" in adapter or m.cell.split("/")[1] in adapter)]
     paths = write_reports(matrix, out, findings)
     if json_out:
         print(json.dumps(matrix.to_json(), ensure_ascii=False), flush=True)
     else:
         err.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    if matrix.missing:
+        err.print(f"[red]{len(matrix.missing)} planned cell(s) missing from the merge[/red] (listed in the report): "
+                  + escape("; ".join(m.text() for m in matrix.missing[:3])) + ("; ..." if len(matrix.missing) > 3 else ""))
+        raise typer.Exit(1)
     if failed_setup:
         raise typer.Exit(1)
     if not runs and any(r.status == "errored" for run in collected for r in run.results):

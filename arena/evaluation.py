@@ -467,16 +467,28 @@ def matrix_plan(adapters: list[tuple[str, Target]], arena_names: Sequence[str]
     return plan
 
 
+def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
+    """What a cell is expected to cost, for balancing shards: its items, three times over when every leg
+    starts a process, twice over in an environment of its own (a worker per item)."""
+    return len(spec.items) * (3 if spec.restart_between_legs else 1) * (2 if _isolated(target) else 1)
+
+
 def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas: Sequence[str] = (), *,
                     versions: bool = False, out: Path = Path("reports") / "runs", timeout: float = 180.0,
-                    concurrency: int | None = None, reporter: Reporter | None = None) -> Evaluation:
+                    concurrency: int | None = None, reporter: Reporter | None = None,
+                    shard: str | None = None) -> Evaluation:
     """Every arena (default: each that loads) × its scripted profiles × adapter (default: every installed
     one; with `versions`, also the default version set of older releases), one run directory each under
-    `out`; return the runs. An adapter whose environment cannot be built is skipped for the rest."""
+    `out`; return the runs. An adapter whose environment cannot be built is skipped for the rest.
+
+    With `shard` ("K/N") only the cells of shard K of the plan's deterministic partition run, and
+    `out/shard-K-of-N.json` says what the plan was and how the shard ended (arena/shard.py)."""
     from arena.server import HarnessServer
+    from arena.shard import Shard, assign, cell_key, write_manifest
     from arena.versions import default_set
     from arena.worker.envs import EnvError
 
+    part = Shard.parse(shard) if shard is not None else None
     reporter = reporter or Silent()
     for name in arenas:
         _arena(name)
@@ -489,13 +501,23 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     # every arena that loads (a broken plugin arena is left out, with one warning line)
     plan = matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()])
     writable_dir(out)
+    shards: dict[str, int] = {}
+    declined: dict[str, str] = {}
+    failed: dict[str, str] = {}
+    if part is not None:
+        shards = assign([(cell_key(spec.name, name, profile), cell_cost(spec, name, target))
+                         for spec, profile, name, target in plan], part.count)
+        plan = [c for c in plan if shards[cell_key(c[0].name, c[2], c[1])] == part.index]
+        write_manifest(out, part, shards, "started")
+        reporter.say(f"shard {part}: {len(plan)} of {len(shards)} cells", "info")
     done = Evaluation()
     reporter.started("matrix", "matrix (items)", sum(len(spec.items) for spec, *_ in plan))
     with HarnessServer() as server:
         for spec, profile, name, target in plan:
-            key = f"{spec.name}/{name}/{profile}"
+            key = cell_key(spec.name, name, profile)
             reporter.started(key, f"{name} · {spec.name} × {profile}", len(spec.items))
             if name in done.failed:
+                failed[key] = done.failed[name]
                 reporter.finished(key, "skipped")
                 continue
             try:
@@ -503,16 +525,19 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
                               on_result=partial(reporter.result, key), concurrency=concurrency or default_concurrency(),
                               say=reporter.say)
             except EnvError as exc:
-                done.failed[name] = str(exc)
+                done.failed[name] = failed[key] = str(exc)
                 reporter.say(f"{name}: {exc}", "error")
                 reporter.finished(key, "failed")
                 continue
             except Declined as exc:
                 done.declined.setdefault(name, str(exc))
+                declined[key] = str(exc)
                 reporter.finished(key, f"not run: {exc}")
                 continue
             reporter.finished(key, f"{run.summary.passed}/{run.summary.items} passed" if run.summary else "")
             done.append(run)
+    if part is not None:
+        write_manifest(out, part, shards, "finished", declined, failed)
     reporter.finished("matrix", f"{len(done)} runs")
     return done
 
@@ -524,5 +549,5 @@ def run_summary_json(run: Run) -> str:
     return redact(run.summary.model_dump_json()) if run.summary else "{}"
 
 
-__all__ = ["Declined", "Evaluation", "Reporter", "Silent", "default_concurrency", "evaluate", "evaluate_matrix",
-           "matrix_plan", "run_one", "select_adapters"]
+__all__ = ["Declined", "Evaluation", "Reporter", "Silent", "cell_cost", "default_concurrency", "evaluate",
+           "evaluate_matrix", "matrix_plan", "run_one", "select_adapters"]

@@ -207,6 +207,9 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
                     f"{', '.join(f'`{md_text(p)}`' for p in models)} on "
                     f"{len(adapters)} adapters: {', '.join(f'`{md_text(a)}`' for a in adapters)}")
     what += _not_run(m)
+    if m.missing:
+        what.append(f"- missing cells (planned, but no merged shard delivered them): "
+                    + "; ".join(md_text(x.text()) for x in m.missing))
     incomplete = [r for r in m.runs if not r.complete]
     if incomplete:
         what.append("- incomplete run directories (interrupted): "

@@ -25,6 +25,7 @@ from arena.report.columns import (  # noqa: F401  (re-exported: the matrix's voc
 )
 from arena.results import ItemResult, RunSummary
 from arena.rundir import Warn, load_results
+from arena.shard import Missing
 from arena.stats import Repeated, repeated
 
 
@@ -265,6 +266,8 @@ class Matrix:
     columns: list[Column]
     rows: list[Row]
     runs: list[Run]
+    # planned cells a merge of shards has no run of (arena/shard.py): shown in every report, never a silent gap
+    missing: list[Missing] = field(default_factory=list)
 
     @property
     def run_keys(self) -> list[tuple[str, str]]:
@@ -286,6 +289,8 @@ class Matrix:
 
     def to_json(self) -> dict[str, Any]:
         out = self._json()
+        if self.missing:  # only then: an unsharded matrix's JSON is what it was
+            out["missing"] = [m.to_json() for m in self.missing]
         repeated = self.repeated()
         if repeated:  # only then: a matrix of single-epoch runs is what it was before epochs existed
             out["repeated"] = [

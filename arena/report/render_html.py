@@ -287,6 +287,15 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def missing_html(m: Matrix) -> str:
+    """The planned cells no shard delivered, before the matrix (none: nothing)."""
+    if not m.missing:
+        return ""
+    items = "".join(f"<li>{esc(x.text())}</li>" for x in m.missing)
+    return (f"<h2>Missing cells ({len(m.missing)})</h2><p>Planned, but no merged run directory has them: the shard "
+            f"that owned them failed or was not merged.</p><ul class=\"missing\">{items}</ul>")
+
+
 def render_matrix_html(m: Matrix) -> str:
     legend = "".join(f'<span class="legend-item" style="background:var(--{s})">{label}</span>' for s, label in
                      (("pass", "all n/N"), ("partial", "some"), ("fail", "none"), ("na", "n/a"), ("notrun", "not run"),
@@ -302,6 +311,7 @@ def render_matrix_html(m: Matrix) -> str:
         f"<p class=\"sub\">{_plural(len(m.rows), 'adapter', 'adapters')}, "
         f"{_plural(len(m.runs), 'run directory', 'run directories')}. Every cell is derived from the "
         "harness's own traces and check results; click a cell for the items behind it.</p>"
+        f"{missing_html(m)}"
         f"<h2>Matrix</h2><p class=\"legend\">{legend}</p>{matrix_table(m)}<ul class=\"deriv\">{derivations}</ul>"
         f"<h2>Pass rates</h2>{chart(m)}{repeated_html(m)}"
         "<h2>Drill-down</h2><p><button id=\"expand\" type=\"button\">expand all</button> "

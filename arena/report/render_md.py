@@ -138,11 +138,21 @@ def ordered_runs(m: Matrix) -> list[Run]:
     return sorted(m.runs, key=lambda r: (keys.index((r.arena, r.model)), order.get(r.adapter, len(order))))
 
 
+def missing_md(m: Matrix) -> list[str]:
+    """The planned cells no shard delivered, first thing in the report (none: nothing is written)."""
+    if not m.missing:
+        return []
+    return [f"## Missing cells ({len(m.missing)})\n",
+            "Planned, but no merged run directory has them: the shard that owned them failed or was not merged.\n",
+            "\n".join(f"- {md_text(x.text())}" for x in m.missing) + "\n"]
+
+
 def render_matrix_md(m: Matrix, doc_dir: Path | None = None) -> str:
     parts = [
         "# Feature matrix\n",
         GENERATED + " Cells are n/N over the items a column applies to; the HTML report (matrix.html) "
         "links each cell to those items' traces.\n",
+        *missing_md(m),
         "## Matrix\n",
         matrix_table(m),
         legend(m),
