@@ -21,7 +21,9 @@ sys.stdin.readline()
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
-        open(sys.argv[1], "w").write(str(os.getpid()))
+        with open(sys.argv[1] + ".tmp", "w") as f:  # whole or not at all: the test reads it once it exists
+            f.write(str(os.getpid()))
+        os.replace(sys.argv[1] + ".tmp", sys.argv[1])
         time.sleep(120)
     os._exit(0)
 time.sleep(120)

@@ -49,14 +49,14 @@ def test_a_shard_that_did_not_finish_or_failed_a_cell_is_named_by_the_merge(tmp_
 def test_merged_shards_give_the_unsharded_report_and_a_missing_shard_shows(tmp_path):
     whole = arena_cli("matrix", *CELLS, "--out", "whole", "--findings", "whole/findings.md", cwd=tmp_path)
     assert whole.returncode == 0, whole.stderr[-2000:]
-    for k in (1, 2):
-        r = arena_cli("matrix", *CELLS, "--shard", f"{k}/2", "--out", f"s{k}", cwd=tmp_path)
+    for k, n in ((1, 2), (2, 1), (3, 1)):  # 4 cells of equal cost over 3 shards
+        r = arena_cli("matrix", *CELLS, "--shard", f"{k}/3", "--out", f"s{k}", cwd=tmp_path)
         assert r.returncode == 0, r.stderr[-2000:]
-        manifest = json.loads((tmp_path / f"s{k}" / "runs" / f"shard-{k}-of-2.json").read_text())
-        assert manifest["status"] == "finished" and len(manifest["plan"]) == 4 and len(manifest["mine"]) == 2
-        assert len([p for p in (tmp_path / f"s{k}" / "runs").iterdir() if p.is_dir()]) == 2
-    merged = arena_cli("matrix", "--runs", "s1/runs", "--runs", "s2/runs", "--out", "merged", "--findings",
-                       "merged/findings.md", cwd=tmp_path)
+        manifest = json.loads((tmp_path / f"s{k}" / "runs" / f"shard-{k}-of-3.json").read_text())
+        assert manifest["status"] == "finished" and len(manifest["plan"]) == 4 and len(manifest["mine"]) == n
+        assert len([p for p in (tmp_path / f"s{k}" / "runs").iterdir() if p.is_dir()]) == n
+    merged = arena_cli("matrix", "--runs", "s1/runs", "--runs", "s2/runs", "--runs", "s3/runs", "--out", "merged",
+                       "--findings", "merged/findings.md", cwd=tmp_path)
     assert merged.returncode == 0, merged.stderr[-2000:]
     def strip(text: str) -> str:  # run directory names, and where the runs lie relative to the report
         return re.sub(r"\]\((?:\.\./s\d/)?runs/", "](runs/", normalise(text))
@@ -66,12 +66,13 @@ def test_merged_shards_give_the_unsharded_report_and_a_missing_shard_shows(tmp_p
                        for k, c in r["cells"].items()}
     assert cells(tmp_path / "merged/matrix.json") == cells(tmp_path / "whole/matrix.json")
 
-    half = arena_cli("matrix", "--runs", "s1/runs", "--out", "half", "--findings", "half/findings.md", cwd=tmp_path)
-    assert half.returncode == 1 and "2 planned cell(s) missing" in half.stderr
+    half = arena_cli("matrix", "--runs", "s1/runs", "--runs", "s3/runs", "--out", "half", "--findings",
+                     "half/findings.md", cwd=tmp_path)  # shard 2 lost
+    assert half.returncode == 1 and "1 planned cell(s) missing" in half.stderr
     report = (tmp_path / "half/matrix.md").read_text()
-    assert "## Missing cells (2)" in report and "(shard 2/2: no manifest of this shard" in report
+    assert "## Missing cells (1)" in report and "(shard 2/3: no manifest of this shard" in report
     assert "missing cells (planned" in (tmp_path / "half/findings.md").read_text()
-    assert len(json.loads((tmp_path / "half/matrix.json").read_text())["missing"]) == 2
+    assert len(json.loads((tmp_path / "half/matrix.json").read_text())["missing"]) == 1
 
 
 def test_shard_and_runs_together_are_refused(tmp_path):
