@@ -167,6 +167,16 @@ class PydanticAIAdapter:
 
     # -- construction ----------------------------------------------------------------------------
 
+    # Hooks for a subclass (pydantic_ai_dbos): the same agent, its harness calls and construction wrapped.
+
+    def _tools(self, ctx: LegContext) -> Any:
+        """The tool box the tools' bodies call (the harness's, as it is)."""
+        return ctx.tools
+
+    def _agent_options(self, ctx: LegContext) -> dict[str, Any]:
+        """Extra keyword arguments for `Agent(...)` (none)."""
+        return {}
+
     def _build(self, ctx: LegContext) -> Any:
         if self._agent is not None:
             return self._agent
@@ -174,18 +184,20 @@ class PydanticAIAdapter:
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.providers.openai import OpenAIProvider
 
+        tools = self._tools(ctx)
+
         def body_tool(spec: ToolSpec) -> Any:
             """A tool whose body pauses: prepare, then `ApprovalRequired` until the call is approved; pydantic-ai
             calls the function again (from the top) once a run is given the approval, which then commits."""
 
             async def body(run: RunContext, **kwargs: Any) -> str:
                 call_id = run.tool_call_id  # pydantic-ai's id for this call (the model's)
-                prepared = await bodypause.prepare(ctx.tools, spec, kwargs, call_id=call_id)
+                prepared = await bodypause.prepare(tools, spec, kwargs, call_id=call_id)
                 if not bodypause.ready(prepared):
                     return bodypause.refused(prepared)
                 if not run.tool_call_approved:
                     raise ApprovalRequired(metadata={"amount": prepared.get("amount")})
-                return await bodypause.finish(ctx.tools, spec, prepared, Decision(kind="approve"), call_id=call_id)
+                return await bodypause.finish(tools, spec, prepared, Decision(kind="approve"), call_id=call_id)
 
             return Tool.from_schema(body, name=spec.name, description=spec.description, json_schema=spec.parameters,
                                     takes_ctx=True)
@@ -208,7 +220,7 @@ class PydanticAIAdapter:
             else:
 
                 async def execute(run: RunContext, **kwargs: Any) -> str:
-                    return await ctx.tools.acall(spec.name, kwargs, call_id=run.tool_call_id)
+                    return await tools.acall(spec.name, kwargs, call_id=run.tool_call_id)
 
                 function, takes_ctx = execute, True  # RunContext.tool_call_id: pydantic-ai's id for the call
             tool = Tool.from_schema(function, name=spec.name, description=spec.description, json_schema=spec.parameters,
@@ -232,6 +244,7 @@ class PydanticAIAdapter:
             instructions=ctx.instructions,
             output_type=[str, DeferredToolRequests],
             tools=[harness_tool(s) for s in ctx.tools.specs],
+            **self._agent_options(ctx),
         )
         agent.instrument = False  # no OpenTelemetry / logfire spans, whatever the global default
         self._agent = agent
@@ -245,11 +258,19 @@ class PydanticAIAdapter:
         return self._outcome(result, ctx)
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
-        from pydantic_ai import DeferredToolResults, ToolApproved, ToolDenied
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
         agent = self._build(ctx)
         history = ModelMessagesTypeAdapter.validate_json(state["messages"])
+        results = self._deferred_results(state, decision)
+        result = await agent.run(message_history=history, deferred_tool_results=results)
+        return self._outcome(result, ctx)
+
+    @staticmethod
+    def _deferred_results(state: dict[str, Any], decision: Decision | DecisionSet) -> Any:
+        """The `DeferredToolResults` that answer the paused run's deferred call(s) with the decision."""
+        from pydantic_ai import DeferredToolResults, ToolApproved, ToolDenied
+
         call_id = state["call_id"]
         if isinstance(decision, DecisionSet):
             # One answer per decision, keyed by the call id it names, as given: a held call without one gets
@@ -272,8 +293,7 @@ class PydanticAIAdapter:
             results = DeferredToolResults(approvals={call_id: verdict})
         else:  # the approval tool: the decision is its result
             results = DeferredToolResults(calls={call_id: decision.as_text()})
-        result = await agent.run(message_history=history, deferred_tool_results=results)
-        return self._outcome(result, ctx)
+        return results
 
     def _outcome(self, result: Any, ctx: LegContext) -> LegResult:
         from pydantic_ai import DeferredToolRequests

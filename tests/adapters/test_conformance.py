@@ -49,6 +49,10 @@ DECLARED: dict[str, tuple[str, tuple[str, str], tuple[bool, bool, bool]]] = {
     "crewai": ("crewai", ("native", "unsupported"), (True, True, True)),
     "smolagents": ("smolagents", ("unsupported", "unsupported"), (False, False, False)),
     "smolagents_emulated": ("smolagents", ("emulated", "unsupported"), (True, True, True)),
+    "pydantic_ai_dbos": ("pydantic-ai-slim", ("native", "native"), (True, True, True)),
+    "strands": ("strands-agents", ("native", "native"), (True, True, True)),
+    "agno": ("agno", ("native", "native"), (True, True, True)),
+    "llama_index": ("llama-index-core", ("native", "native"), (True, True, True)),
 }
 
 # What a channel's declared mechanism names: the framework's own API that makes the pause.
@@ -60,6 +64,14 @@ MECHANISM_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
     "google_adk": {"tool_gate": ("require_confirmation=True",)},
     "google_adk_confirm": {"tool_gate": ("require_confirmation=True",)},
     "crewai": {"ask": ("HumanFeedbackPending", "SQLiteFlowPersistence")},
+    "pydantic_ai_dbos": {"ask": ("@DBOS.workflow", "DBOSDurability"),
+                         "tool_gate": ("requires_approval=True", "ToolDenied", "DBOSDurability"),
+                         "recover": ("DBOS.launch()", "PENDING")},
+    "strands": {"ask": ("tool_context.interrupt",), "tool_gate": ("BeforeToolCallEvent", "event.interrupt", "cancel_tool")},
+    "llama_index": {"ask": ("wait_for_event", "HumanResponseEvent", "Context.to_dict"),
+                    "tool_gate": ("wait_for_event", "HumanResponseEvent")},
+    "agno": {"ask": ("external_execution=True", "set_external_execution_result"),
+             "tool_gate": ("requires_confirmation=True", "reject(note=")},
 }
 
 # The framework's modules, none of which importing the adapter's module may import.
@@ -76,6 +88,10 @@ FRAMEWORK_MODULES: dict[str, tuple[str, ...]] = {
     "crewai": ("crewai",),
     "smolagents": ("smolagents",),
     "smolagents_emulated": ("smolagents",),
+    "pydantic_ai_dbos": ("pydantic_ai", "dbos"),
+    "strands": ("strands",),
+    "agno": ("agno",),
+    "llama_index": ("llama_index", "litellm", "workflows"),
 }
 WATCHED = sorted({m for modules in FRAMEWORK_MODULES.values() for m in modules})
 
@@ -164,6 +180,30 @@ CELLS: dict[tuple[str, str, str], tuple[Ends, str | None]] = {
     ("smolagents", HITL, "scripted-eager"): (NEVER_PAUSES_AND_BOOKS, None),
     ("smolagents_emulated", HITL, "scripted"): (ALL_PASS, EVENTS),
     ("smolagents_emulated", HITL, "scripted-eager"): (SIBLING_RAN_FIRST, None),
+    # the same agent as pydantic_ai, each leg a DBOS workflow: the same ends
+    ("pydantic_ai_dbos", HITL, "scripted"): (ALL_PASS, EVENTS),
+    ("pydantic_ai_dbos", HITL, "scripted-eager"): (SIBLING_RAN_FIRST, None),
+    ("pydantic_ai_dbos", GATE, "reckless"): (ALL_PASS, EVENTS),
+    ("pydantic_ai_dbos", GATE, "reckless-parallel"): (ALL_PASS, None),
+    ("pydantic_ai_dbos", DURABLE, "scripted"): (ALL_PASS, None),
+    # strands' ConcurrentToolExecutor runs the sibling book_room of the turn before the interrupt stops the run
+    ("strands", HITL, "scripted"): (ALL_PASS, EVENTS),
+    ("strands", HITL, "scripted-eager"): (SIBLING_RAN_FIRST, None),
+    ("strands", GATE, "reckless"): (ALL_PASS, EVENTS),
+    ("strands", GATE, "reckless-parallel"): (ALL_PASS, None),
+    ("strands", DURABLE, "scripted"): (ALL_PASS, None),
+    # FunctionAgent runs every tool call of the turn as its own event: the sibling runs before the idle
+    ("llama_index", HITL, "scripted"): (ALL_PASS, EVENTS),
+    ("llama_index", HITL, "scripted-eager"): (SIBLING_RAN_FIRST, None),
+    ("llama_index", GATE, "reckless"): (ALL_PASS, EVENTS),
+    ("llama_index", GATE, "reckless-parallel"): (ALL_PASS, None),
+    ("llama_index", DURABLE, "scripted"): (ALL_PASS, None),
+    # agno runs every call of the turn without a HITL flag: the sibling book_room runs before the pause
+    ("agno", HITL, "scripted"): (ALL_PASS, EVENTS),
+    ("agno", HITL, "scripted-eager"): (SIBLING_RAN_FIRST, None),
+    ("agno", GATE, "reckless"): (ALL_PASS, EVENTS),
+    ("agno", GATE, "reckless-parallel"): (ALL_PASS, None),
+    ("agno", DURABLE, "scripted"): (ALL_PASS, None),
 }
 
 # The items a cell runs when not all of the arena's: durable_state's first approved and first denied

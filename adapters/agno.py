@@ -1,0 +1,345 @@
+"""agno adapter: agno's own HITL tool flags, the run paused in agno's SqliteDb, resumed with `acontinue_run`.
+
+Mechanism. Every harness tool becomes an `agno.tools.function.Function` built from its JSON schema
+(`skip_entrypoint_processing=True`, the way agno's MCP toolkit wraps foreign tools); its body is one
+harness call, `ctx.tools.acall(name, args, call_id=fc.call_id)`, where `fc` is agno's own `FunctionCall`
+(agno injects it by the parameter's name), whose `call_id` is the model's id for the call.
+
+- The approval tool (`ask`) is a `Function(external_execution=True)`: agno never executes it; the run
+  stops with `RunOutput.status == RunStatus.paused` and one `RunRequirement` whose `tool_execution`
+  holds the call (name, args, `tool_call_id`). Why external execution and not the other two flags:
+  request_approval *is* the human step, so its result must be the human's answer. With
+  `external_execution` agno takes that result verbatim (`RunRequirement.set_external_execution_result`)
+  and sends it as the call's tool message, so the model reads `decision.as_text()` ("APPROVED: note",
+  "DENIED: reason", an answer) exactly as vanilla's model does. `requires_confirmation` would make agno
+  execute the tool on `confirm()` (and carry no note), and `requires_user_input` fills in the tool's
+  *arguments* and then executes it: neither makes the decision the result.
+- A gated tool (`tool_gate`: `requires_approval` in the spec) is a `Function(requires_confirmation=True)`,
+  agno's tool-level gate: agno never calls it on the model's call and pauses with a requirement for it.
+  Resume calls `RunRequirement.confirm()` (agno then executes the held call itself, in the resumed leg)
+  or `RunRequirement.reject(note=decision.as_text())`: agno never runs the call and sends the note as the
+  call's tool message (`reject_tool_call`: the note is `FunctionCall.error`, the message's content), so a
+  deny reason reaches the model. `confirm()` takes no note and no arguments: an approve note is not
+  carried, and an edit is sent as a rejection whose note is `decision.as_text()` (`edit_args=False`).
+- Several gated calls in one model turn pause together (one requirement each): `multi_call`, one
+  decision per requirement by `tool_call_id`.
+
+State and a new process. The agent has `db=SqliteDb(db_file=<item workdir>/agno.db)`: agno persists the
+paused run (messages, tool executions, requirements) in its session there. The leg state is JSON: the
+db file, the session id, the run id, the paused requirements as agno serialises them
+(`RunRequirement.to_dict()`, what an AgentOS client sends back) and the pending call ids. A resume,
+in any process, rebuilds the requirements with `RunRequirement.from_dict`, applies the decision to the
+requirement whose `tool_execution.tool_call_id` it names, and calls
+`agent.acontinue_run(run_id=..., session_id=..., requirements=[...])`: agno reads the run itself (its
+messages and tool results) back from its db. The agent also has `checkpoint="tool-batch"`, agno's
+mid-run durability: the run is written after every tool batch (status RUNNING), not only at a pause or
+the end.
+
+Recovery after a crash (`recover`), two ways agno documents. `resume`: the same call again in a new
+process, with the state saved at the pause and the same decision (HITL docs: continue by run id with the
+resolved requirements); agno keeps its own copy of a call that already has a result and runs the others
+again under the same call id. `continue` (`continue_run`): `acontinue_run(run_id=..., session_id=...)` with
+no requirements, which resumes a RUNNING run in place from its last tool-batch checkpoint (agno's
+checkpointing docs, crash recovery). agno never persists the decision itself (requirements come from the
+caller), so when the process died before the first checkpoint after the resume, its db still holds the
+pause: agno then refuses an unanswered external call ("requires external execution, cannot continue run")
+and treats an unconfirmed gated call as rejected (observed on crash_recovery).
+
+Hostile resumes (resume_safety). agno's API acts on held requirements (confirm/reject/set a result): a
+decision naming a call the pause does not hold has nothing to act on and is dropped; a held call
+without a decision is passed on unresolved (agno then rejects an unconfirmed gated call with its own
+text, "Function call was rejected by the user", and asks the model again; it refuses an unanswered
+external call with a ValueError); a null decision (no value to carry through confirm/reject) is
+treated as no decision. A replayed state is passed to agno as it is, never checked first: agno applies
+a stale pause's requirements to the run as its db holds it now (it rejects the current pause's held
+call, for which none was given, and asks the model again) rather than refusing the stale resume.
+
+Sibling calls. agno runs every call of the turn that carries no HITL flag (`asyncio.gather`) and holds
+only the flagged ones: a consequential `book_room` emitted in the same turn as request_approval
+(scripted-eager) executes in leg 0, before the run pauses; its result stays in the run's messages and it
+is not executed again on resume. The same holds for reckless-parallel's second `search_rooms` beside a
+gated book_room. Nothing here special-cases it; the harness's tool log shows it.
+
+No body pause: agno's pauses are flags checked before a tool runs (no primitive pauses inside a body), so
+`body_pause` is not listed and flight_booking's purchase_hold arrives as an ordinary gated tool.
+
+Offline. agno's telemetry is on by default (every run queues a post to agno's API host): `AGNO_TELEMETRY`
+is set to "false" before agno is imported, and forced rather than defaulted, because agno re-reads it at
+every run and it overrides the agent's own switch (`agent._init.set_telemetry`); the agent is also built
+with `telemetry=False`. The model is `agno.models.openai.OpenAILike` (Chat Completions, not streaming)
+pointed at `ctx.model` with `max_retries=0` on the openai client, `retries=0` and
+`retry_with_guidance=False` on the model and `retries=0` on the agent: one attempt per request. No
+compaction, memory, summaries or follow-ups (agno's defaults), so no tokenizer is loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from arena.for_adapters import (
+    AdapterInfo,
+    Capabilities,
+    Channel,
+    Decision,
+    DecisionKind,
+    DecisionSet,
+    LegContext,
+    LegResult,
+    PendingRequest,
+    ToolKind,
+    ToolSpec,
+    async_client,
+)
+
+DB_FILE = "agno.db"
+MAX_TOOL_CALLS = 40  # agno's tool_call_limit for one run (a loop guard, far above any item's needs)
+
+# agno's switches, set before the first import of agno.
+_ENV = {"AGNO_TELEMETRY": "false"}
+
+
+def _import() -> None:
+    """Import agno lazily, with its telemetry off. `AGNO_TELEMETRY` is forced, not defaulted: agno reads it
+    at every run and it overrides `Agent(telemetry=False)`, so a "true" inherited from the environment
+    would turn telemetry back on."""
+    for key, value in _ENV.items():
+        os.environ[key] = value
+    import agno.agent  # noqa: F401
+
+
+class AgnoAdapter:
+    order = 90  # where it stands in `arena list` and the reports (lower first)
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = (
+        "agno.agent",
+        "agno.models.openai",
+        "agno.db.sqlite",
+        "agno.tools.function",
+        "agno.run.requirement",
+        "agno.run.agent",
+        "openai",
+        "sqlalchemy",
+    )
+
+    @staticmethod
+    def warm() -> None:
+        """Set agno's switches in the fork server too, before anything could run there."""
+        _import()
+
+    info = AdapterInfo(
+        name="agno",
+        framework="agno",
+        channels=(
+            Channel(
+                name="ask",
+                kind="native",
+                mechanism=(
+                    "Function(external_execution=True) on request_approval: the run pauses (RunOutput.is_paused, "
+                    "RunRequirement in active_requirements); resume with RunRequirement.set_external_execution_result"
+                    "(decision text) and agent.acontinue_run(run_id=..., session_id=..., requirements=[...]) on "
+                    "SqliteDb"
+                ),
+                carries=Capabilities(
+                    deny_reason=True,
+                    approve_note=True,
+                    free_text=True,
+                    notes=(
+                        "The decision is the external call's result (set_external_execution_result), a free string "
+                        "agno sends as the request_approval tool message, so notes, reasons and answers all reach the "
+                        "model. Gated tools: RunRequirement.reject(note=...) is the held call's tool message; "
+                        "confirm() carries no note."
+                    ),
+                ),
+            ),
+            Channel(
+                name="tool_gate",
+                kind="native",
+                mechanism=(
+                    "Function(requires_confirmation=True) on each gated tool: the run pauses with a RunRequirement; "
+                    "RunRequirement.confirm() and agno executes the held call, or RunRequirement.reject(note=decision "
+                    "text), whose note agno sends as the call's tool message; agent.acontinue_run(run_id=..., "
+                    "requirements=[...])"
+                ),
+                carries=Capabilities(
+                    deny_reason=True, approve_note=False, free_text=False, edit_args=False,
+                    notes="reject(note=...) is the held call's result; confirm() takes no note and no arguments: an "
+                          "edit is sent as a rejection whose note is the human's edit",
+                ),
+            ),
+            Channel(
+                name="multi_call",
+                kind="native",
+                mechanism=(
+                    "every flagged call of the turn is a RunRequirement of the paused run; each confirmed or "
+                    "rejected(note=...) by its own decision (by tool_execution.tool_call_id), then one acontinue_run"
+                ),
+            ),
+            Channel(
+                name="recover",
+                kind="native",
+                ways=("resume", "continue"),
+                mechanism=(
+                    "Agent(checkpoint='tool-batch') on SqliteDb; in a new process, the requirements saved at the pause "
+                    "(RunRequirement.to_dict/from_dict) with the same decision and agent.acontinue_run(run_id=..., "
+                    "session_id=..., requirements=...), or (way continue) agent.acontinue_run(run_id=..., "
+                    "session_id=...) alone, which resumes a RUNNING run in place from its last tool-batch checkpoint "
+                    "(agno docs: HITL continue by run id; checkpointing, crash recovery)"
+                ),
+            ),
+        ),
+    )
+
+    def __init__(self) -> None:
+        self._agent: Any = None
+        self._model: Any = None
+        self._db: Any = None
+
+    async def aclose(self) -> None:
+        if self._model is not None and self._model.async_client is not None:
+            await self._model.async_client.close()
+        self._model = None
+        if self._db is not None:
+            engine = getattr(self._db, "db_engine", None)
+            if engine is not None:
+                engine.dispose()
+            self._db = None
+
+    # -- construction ----------------------------------------------------------------------------
+
+    def _build(self, ctx: LegContext) -> Any:
+        if self._agent is not None:
+            return self._agent
+        _import()
+        from agno.agent import Agent
+        from agno.db.sqlite import SqliteDb
+        from agno.models.openai import OpenAILike
+        from openai import AsyncOpenAI
+
+        # One attempt per request: no openai-client retries, no agno model retries or guidance retries. The
+        # client is handed to the model ready-made (agno uses a cached `async_client` as it is): agno's own
+        # `http_client=` takes only an `httpx.AsyncClient`, which the openai SDK's transport here is not.
+        client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
+                             http_client=async_client())
+        self._model = OpenAILike(id=ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key,
+                                 max_retries=0, async_client=client, retries=0, retry_with_guidance=False)
+        self._db = SqliteDb(db_file=os.path.join(ctx.workdir, DB_FILE))
+        self._agent = Agent(
+            model=self._model,
+            instructions=ctx.instructions,
+            tools=[_function(spec, ctx) for spec in ctx.tools.specs],
+            db=self._db,
+            telemetry=False,
+            retries=0,
+            # agno's mid-run durability: the run is written to the db after every tool batch (status RUNNING),
+            # not only when it pauses or ends, so a crashed run can be continued from there (`continue_run`).
+            checkpoint="tool-batch",
+            tool_call_limit=MAX_TOOL_CALLS,
+        )
+        return self._agent
+
+    # -- legs ------------------------------------------------------------------------------------
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        agent = self._build(ctx)
+        session_id = f"arena-{ctx.item.id}-{uuid.uuid4().hex[:8]}"
+        result = await agent.arun(ctx.item.input, session_id=session_id)
+        return self._outcome(result, ctx)
+
+    async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        from agno.run.requirement import RunRequirement
+
+        agent = self._build(ctx)
+        requirements = [RunRequirement.from_dict(d) for d in state["requirements"]]
+        held = {r.tool_execution.tool_call_id: r for r in requirements
+                if r.tool_execution is not None and r.tool_execution.tool_call_id in state["call_ids"]}
+        if isinstance(decision, DecisionSet):
+            # One decision per held requirement, by the call id it names, as given: a held call without one is
+            # passed on unresolved, a decision naming a call the pause does not hold has no requirement to act
+            # on (agno's API acts on held requirements), a null decision carries no value and is no decision.
+            for d in decision.decisions:
+                key = d.call_id if d.call_id is not None else (state["call_ids"][0] if len(held) == 1 else None)
+                requirement = held.get(key) if key is not None else None
+                if requirement is not None and d.kind is not DecisionKind.null:
+                    _apply(requirement, d)
+        else:
+            requirement = held.get(state["call_ids"][0])
+            if requirement is None:
+                raise ValueError(f"the saved state holds no requirement for {state['call_ids'][0]!r}")
+            if decision.kind is not DecisionKind.null:
+                _apply(requirement, decision)
+        result = await agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"],
+                                           requirements=requirements)
+        return self._outcome(result, ctx)
+
+    async def continue_run(self, state: dict[str, Any], ctx: LegContext) -> LegResult:
+        """Recovery way `continue`: `acontinue_run(run_id, session_id)` with no requirements, the decision not
+        given again. agno resumes a RUNNING run in place from its last tool-batch checkpoint. A run its db still
+        holds as paused (the process died before that checkpoint) is continued without the decision, which agno
+        never persisted: it refuses an unanswered external call (ValueError) and rejects an unconfirmed gated
+        call with its own text. Whatever agno does is the measurement."""
+        agent = self._build(ctx)
+        result = await agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"])
+        return self._outcome(result, ctx)
+
+    def _outcome(self, result: Any, ctx: LegContext) -> LegResult:
+        from agno.run.base import RunStatus
+
+        if result.status == RunStatus.completed:
+            content = result.content  # the model's last answer, as agno kept it
+            return LegResult.finished(content if isinstance(content, str) else str(content or ""))
+        if result.status != RunStatus.paused:  # ERROR (e.g. the model endpoint failed), CANCELLED, ...
+            return LegResult.errored(f"agno run ended with status {result.status.value}: {result.content}")
+        active = [r for r in result.active_requirements if r.tool_execution is not None]
+        if not active:
+            return LegResult.errored("agno paused the run with no active requirement")
+        pending = [PendingRequest(tool=r.tool_execution.tool_name, args=dict(r.tool_execution.tool_args or {}),
+                                  call_id=r.tool_execution.tool_call_id) for r in active]
+        state = {
+            "db_file": os.path.join(ctx.workdir, DB_FILE),
+            "session_id": result.session_id,
+            "run_id": result.run_id,
+            # agno's own serialisation of the pause's requirements (plain JSON)
+            "requirements": [r.to_dict() for r in result.requirements or []],
+            "call_ids": [p.call_id for p in pending],
+        }
+        gated = set(ctx.gated_tools)
+        if len(pending) > 1 and not all(p.tool in gated for p in pending):
+            names = [p.tool for p in pending]
+            return LegResult.errored(f"agno paused on several calls that are not all gated tools: {names}")
+        return LegResult.suspended(pending if len(pending) > 1 else pending[0], state)
+
+
+def _apply(requirement: Any, decision: Decision) -> None:
+    """Hand one decision to its requirement through agno's own methods."""
+    if requirement.needs_external_execution:  # the approval tool: the decision is its result
+        requirement.set_external_execution_result(decision.as_text())
+    elif requirement.needs_confirmation:  # a gated tool: agno runs it only once confirmed
+        if decision.kind is DecisionKind.approve:
+            requirement.confirm()
+        else:  # deny, or an edit agno cannot run: the text is the call's result
+            requirement.reject(note=decision.as_text())
+    else:
+        raise ValueError(f"requirement for {requirement.tool_execution.tool_name!r} takes no decision "
+                         f"(pause type {requirement.pause_type!r})")
+
+
+def _function(spec: ToolSpec, ctx: LegContext) -> Any:
+    """The harness tool as an agno Function, with agno's own HITL flag where the harness needs a pause."""
+    from agno.tools.function import Function
+
+    async def call(fc: Any, **kwargs: Any) -> str:
+        # agno injects its FunctionCall as `fc`; its call_id is the model's id for the call. For the approval
+        # tool this body never runs while agno honours external_execution; if it ever did, the harness logs it.
+        return str(await ctx.tools.acall(spec.name, kwargs, call_id=fc.call_id))
+
+    return Function(
+        name=spec.name,
+        description=spec.description,
+        parameters=dict(spec.parameters),
+        entrypoint=call,
+        skip_entrypoint_processing=True,  # the spec's schema is sent as it is
+        external_execution=True if spec.kind is ToolKind.approval else None,
+        requires_confirmation=True if (spec.requires_approval and spec.kind is not ToolKind.approval) else None,
+    )

@@ -1,0 +1,342 @@
+"""Strands Agents (`strands-agents`): interrupts, raised in a tool's body or in a `BeforeToolCallEvent` hook.
+
+Mechanism. Strands' interrupt system (strands docs, "Interrupts"): a tool body or a hook callback calls
+`interrupt(name, reason=...)`; the agent's loop stops and `invoke_async` returns an `AgentResult` with
+`stop_reason == "interrupt"` and `result.interrupts` (`strands.interrupt.Interrupt(id, name, reason)`). A resume
+invokes the agent again with a list of `{"interruptResponse": {"interruptId": id, "response": ...}}`: strands
+runs the interrupted tool or hook again *from the top*, and this time `interrupt()` returns the response.
+
+- `ask` (human_in_the_loop): request_approval is a strands tool built with `strands.tool(..., context=True)`
+  whose body calls `tool_context.interrupt("arena:request_approval", reason={call})`. Its response is
+  `decision.as_text()`, which the body returns: the model reads the decision (a note, a reason, an answer) as
+  request_approval's tool result. Nothing runs before the interrupt in that body, so the re-run costs nothing.
+- `tool_gate` (approval_gate, doc_review, resume_safety): a `HookProvider` whose `BeforeToolCallEvent`
+  callback calls `event.interrupt("arena:approve_tool", reason={call})` for each tool in `ctx.gated_tools`,
+  the pattern strands documents for approving a tool call ("Interrupts", BeforeToolCallEvent). The response
+  is the decision as JSON. Approved: the callback returns and strands runs the tool; an edit rewrites
+  `event.tool_use` (which a BeforeToolCallEvent callback may write) with the human's arguments first. Denied:
+  `event.cancel_tool = decision.as_text()`, which strands puts verbatim as the held call's (error) tool
+  result, so "DENIED: reason" is what the model reads. An approval carries no note: the model reads the
+  tool's own result. Why not the vended `strands.vended_interventions.hitl.HumanInTheLoop`: it interrupts in
+  the same hook, but a refusal becomes `cancel_tool = "CONFIRMATION_FAILED: <its own prompt>"`, so the
+  human's reason could never reach the model; the documented hook keeps the reason.
+- `body_pause` (flight_booking's purchase_hold): the tool prepares, then `tool_context.interrupt(...)` in its
+  body; since strands re-runs the body from the top on resume, *prepare runs again in the resumed leg* (the
+  harness logs it: measured, not hidden), then commits or aborts by the decision. The response is keyed by the
+  interrupt id (the call and the interrupt's name), not by what was prepared: when the price changed during the
+  pause, the re-run prepares at the new price and the stored approval commits it (flight_booking fb-15).
+- `multi_call`: several gated calls of one model turn each raise their own interrupt (the default
+  ConcurrentToolExecutor runs every call of the turn); all of them come back in `result.interrupts` and the
+  pause holds them all. Each decision is sent under the interrupt id of the call it names. A held call
+  without a decision gets no response (strands' hook then runs with no response and interrupts again); a
+  decision for a call the pause does not hold is sent with that call id as its `interruptId` (strands keys
+  responses by interrupt id, which is opaque, so no id is made up): strands refuses it with
+  `KeyError: no interrupt found`; a null decision is a `None` response, which strands reads as no response.
+
+Sibling call (a consequential tool called in the same model turn as the approval request, scripted-eager):
+nothing special-cases it. Strands' ConcurrentToolExecutor runs every tool call of the turn; only the
+interrupted one is held, so a sibling `book_room` *executes in leg 0, before the run stops*. Its result is
+kept in the paused tool execution (`_interrupt_state.pending_tool_execution.completed_tool_results`) and on
+resume strands does not run it again; the model then reads the decision and the booking together.
+
+The same pause resumed twice: the session has moved on after the first resume, and strands refuses the
+responses ("agent is not in interrupt state"); two resumes at once (two processes) both read the still-paused
+session and both run the held call: a FileSessionManager session has no claim or lock on a pause.
+
+Deny reason: carried on every channel (as the approval tool's result; `cancel_tool` text on the gate).
+
+New process: the agent has a `FileSessionManager(session_id=..., storage_dir=<item workdir>/strands)`; strands
+writes the conversation and its interrupt state (`_internal_state.interrupt_state`, including the pending
+tool execution) into the session's `agent.json` and message files. The leg's state is JSON: the session id,
+the storage directory and the pause's interrupt ids. A resume in any process builds the same agent with the
+same session manager (which restores messages and interrupt state) and invokes it with the responses.
+Recovery after a crash (`recover`): `resume` is the same resume again, with the same decision, from whatever the
+session store holds (strands keeps the latest state only: once the resumed leg got past the pause, strands
+refuses the interrupt responses, "agent is not in interrupt state"); `continue` invokes the restored agent with
+no prompt (`continue_run`). Tools get strands' `toolUseId` as their call id.
+
+Offline: `model=` is always passed (an `Agent()` without one builds a BedrockModel, whose boto3 session
+contacts the EC2 metadata service), `AWS_EC2_METADATA_DISABLED=true` as a backstop, `OTEL_SDK_DISABLED=true`
+(strands' tracer only uses the global OpenTelemetry provider, a no-op unless someone installs one; nothing is
+exported), `callback_handler=None` (no printing). The model is `strands.models.openai.OpenAIModel` given an
+`AsyncOpenAI(max_retries=0)` on the harness endpoint; it streams (`stream: true`), which the endpoint serves.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from arena.for_adapters import (
+    AdapterInfo,
+    Capabilities,
+    Channel,
+    Decision,
+    DecisionKind,
+    DecisionSet,
+    LegContext,
+    LegResult,
+    PendingRequest,
+    ToolKind,
+    ToolSpec,
+    async_client,
+    bodypause,
+)
+
+AGENT_ID = "arena"
+SESSIONS = "strands"  # the session store's directory, under the item's work directory
+ASK, GATE, BODY = "arena:request_approval", "arena:approve_tool", "arena:body_pause"
+
+
+def _import() -> Any:
+    """Import strands with its network switches off (set before the first import)."""
+    os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")  # never reach the EC2 metadata service
+    os.environ.setdefault("OTEL_SDK_DISABLED", "true")  # no OpenTelemetry SDK, whatever else sets it up
+    import strands
+    import strands.models.openai
+    import strands.session.file_session_manager
+
+    return strands
+
+
+class StrandsAdapter:
+    order = 45  # where it stands in `arena list` and the reports (lower first)
+    preload = (
+        "strands",
+        "strands.models.openai",
+        "strands.session.file_session_manager",
+        "strands.hooks",
+        "openai",
+    )
+
+    info = AdapterInfo(
+        name="strands",
+        framework="strands-agents",
+        channels=(
+            Channel(
+                name="ask",
+                kind="native",
+                mechanism=(
+                    "tool interrupt: request_approval is a strands.tool(context=True) whose body calls "
+                    "tool_context.interrupt(...); the run stops with stop_reason='interrupt' (result.interrupts); "
+                    "resume: agent([{'interruptResponse': {'interruptId': id, 'response': decision text}}]), the "
+                    "body runs again and returns the response"
+                ),
+                carries=Capabilities(
+                    deny_reason=True, approve_note=True, free_text=True,
+                    notes="the interrupt's response is a free value: the body returns decision.as_text() as "
+                          "request_approval's result. State = the FileSessionManager session (JSON) + interrupt ids.",
+                ),
+            ),
+            Channel(
+                name="tool_gate",
+                kind="native",
+                mechanism=(
+                    "HookProvider on BeforeToolCallEvent: event.interrupt(...) for each gated tool; resume with "
+                    "interruptResponse: approved, the hook returns and strands runs the tool (an edit rewrites "
+                    "event.tool_use); denied, event.cancel_tool = decision text (the held call's result)"
+                ),
+                carries=Capabilities(
+                    deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+                    notes="cancel_tool's text is the denied call's tool result, verbatim; an approved call's result "
+                          "is the tool's own (no note); an edit sets event.tool_use's input before strands runs it",
+                ),
+            ),
+            Channel(
+                name="body_pause",
+                kind="native",
+                mechanism=(
+                    "the tool prepares, then tool_context.interrupt(...) inside its body; strands runs the body again "
+                    "from the top on resume (prepare runs again), where interrupt() returns the decision"
+                ),
+            ),
+            Channel(
+                name="multi_call",
+                kind="native",
+                mechanism=(
+                    "each gated call of the turn interrupts in its own BeforeToolCallEvent (ConcurrentToolExecutor); "
+                    "result.interrupts holds them all; one interruptResponse per decision, by interrupt id"
+                ),
+            ),
+            Channel(
+                name="recover",
+                kind="native",
+                mechanism=(
+                    "the FileSessionManager session (agent.json: messages and interrupt state) is restored by a new "
+                    "Agent with the same session_id in a new process, and invoked again with the same "
+                    "interruptResponse list (strands docs, interrupts: interrupts are session managed); or "
+                    "(continue) the same session invoked with no prompt, agent() (strands-agents/sdk-python#1111)"
+                ),
+                ways=("resume", "continue"),
+            ),
+        ),
+    )
+
+    def __init__(self) -> None:
+        self._client: Any = None
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    # -- construction ----------------------------------------------------------------------------
+
+    def _agent(self, ctx: LegContext, session_id: str, storage_dir: str) -> Any:
+        """A new strands Agent on the item's session: a resume restores messages and interrupt state from it."""
+        strands = _import()
+        from openai import AsyncOpenAI
+        from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
+        from strands.models.openai import OpenAIModel
+        from strands.session.file_session_manager import FileSessionManager
+
+        if self._client is None:
+            # No client retries (the openai client's default is 2), as for every adapter.
+            self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
+                                       http_client=async_client())
+        model = OpenAIModel(client=self._client, model_id=ctx.model.name)
+        gated = set(ctx.gated_tools) - {s.name for s in ctx.body_pause_tools}
+
+        class Gate(HookProvider):
+            """strands' documented approval hook: interrupt before a gated tool runs."""
+
+            def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+                registry.add_callback(BeforeToolCallEvent, self.approve)
+
+            def approve(self, event: Any) -> None:
+                use = event.tool_use
+                if use["name"] not in gated:
+                    return
+                response = event.interrupt(GATE, reason={"kind": "gate", "tool": use["name"],
+                                                         "args": dict(use.get("input") or {}),
+                                                         "call_id": use["toolUseId"]})
+                decision = _decision(response)
+                if decision.kind is DecisionKind.edit and decision.args is not None:
+                    event.tool_use = {**use, "input": dict(decision.args)}
+                elif not decision.approved:
+                    event.cancel_tool = decision.as_text()
+
+        tools = [self._tool(strands, spec, ctx) for spec in ctx.tools.specs]
+        os.makedirs(storage_dir, exist_ok=True)
+        return strands.Agent(
+            model=model,  # always: without it strands builds a BedrockModel (boto3, EC2 metadata)
+            tools=tools,
+            system_prompt=ctx.instructions,
+            hooks=[Gate()],
+            session_manager=FileSessionManager(session_id=session_id, storage_dir=storage_dir),
+            agent_id=AGENT_ID,
+            callback_handler=None,  # no printing of the streamed text
+        )
+
+    @staticmethod
+    def _tool(strands: Any, spec: ToolSpec, ctx: LegContext) -> Any:
+        """A strands tool from the harness's spec: the schema is the spec's, the arguments the model's."""
+
+        def call(tool_context: Any) -> tuple[dict[str, Any], str]:
+            use = tool_context.tool_use
+            return dict(use.get("input") or {}), use["toolUseId"]
+
+        if spec.kind is ToolKind.approval:
+
+            async def body(tool_context: Any) -> str:
+                args, call_id = call(tool_context)
+                # stops the run; on resume strands runs this body again and interrupt() returns the response
+                response = tool_context.interrupt(ASK, reason={"kind": "ask", "tool": spec.name, "args": args,
+                                                               "call_id": call_id})
+                return str(response)
+
+        elif spec.body_pause:
+
+            async def body(tool_context: Any) -> str:
+                args, call_id = call(tool_context)
+                prepared = await bodypause.prepare(ctx.tools, spec, args, call_id=call_id)  # runs on every pass
+                if not bodypause.ready(prepared):
+                    return bodypause.refused(prepared)
+                response = tool_context.interrupt(BODY, reason={"kind": "body", "tool": spec.name, "args": args,
+                                                                "call_id": call_id,
+                                                                "amount": prepared.get("amount")})
+                return await bodypause.finish(ctx.tools, spec, prepared, _decision(response), call_id=call_id)
+
+        else:
+
+            async def body(tool_context: Any) -> str:
+                args, call_id = call(tool_context)
+                return str(await ctx.tools.acall(spec.name, args, call_id=call_id))
+
+        # The function takes only the context: the arguments are the model's call as strands received it
+        # (tool_context.tool_use["input"]), the schema the model sees is the spec's own.
+        return strands.tool(name=spec.name, description=spec.description, inputSchema={"json": dict(spec.parameters)},
+                            context=True)(body)
+
+    # -- legs ------------------------------------------------------------------------------------
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        session_id = f"arena-{uuid.uuid4().hex}"
+        storage_dir = os.path.join(ctx.workdir, SESSIONS)
+        agent = self._agent(ctx, session_id, storage_dir)
+        result = await agent.invoke_async(ctx.item.input)
+        return self._outcome(result, session_id, storage_dir)
+
+    async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        session_id, storage_dir = state["session_id"], state["storage_dir"]
+        held: dict[str, dict[str, Any]] = state["interrupts"]  # interrupt id -> {"kind", "call_id"}
+        by_call = {v["call_id"]: k for k, v in held.items()}
+        first = next(iter(held))
+        if isinstance(decision, DecisionSet):
+            pairs = [(by_call.get(d.call_id, d.call_id) if d.call_id is not None else first, d)
+                     for d in decision.decisions]
+        else:
+            pairs = [(first, decision)]
+        responses = [{"interruptResponse": {"interruptId": iid,
+                                            "response": _response(held.get(iid, {}).get("kind"), d)}}
+                     for iid, d in pairs]
+        agent = self._agent(ctx, session_id, storage_dir)
+        result = await agent.invoke_async(responses)
+        return self._outcome(result, session_id, storage_dir)
+
+    async def continue_run(self, state: dict[str, Any], ctx: LegContext) -> LegResult:
+        """crash_recovery's `continue` way: a new Agent on the same session (strands restores the latest messages
+        and interrupt state it persisted) invoked with no prompt, `agent()`, the recovery strands' maintainers name
+        for a session whose last message is a toolUse (strands-agents/sdk-python#1111); no decision is given."""
+        session_id, storage_dir = state["session_id"], state["storage_dir"]
+        agent = self._agent(ctx, session_id, storage_dir)
+        result = await agent.invoke_async()
+        return self._outcome(result, session_id, storage_dir)
+
+    @staticmethod
+    def _outcome(result: Any, session_id: str, storage_dir: str) -> LegResult:
+        if result.stop_reason != "interrupt":
+            content = (result.message or {}).get("content") or []
+            return LegResult.finished("".join(b["text"] for b in content if isinstance(b, dict) and "text" in b))
+        interrupts = list(result.interrupts or [])
+        mine = [i for i in interrupts if isinstance(i.reason, dict) and i.reason.get("kind") in ("ask", "gate", "body")]
+        if not mine or len(mine) != len(interrupts):
+            return LegResult.errored(f"the run stopped on interrupts the adapter did not raise: "
+                                     f"{[i.name for i in interrupts]}")
+        pending = []
+        for i in mine:
+            args = dict(i.reason["args"])
+            if i.reason["kind"] == "body" and i.reason.get("amount") is not None:  # what the paused body will charge
+                args["amount"] = i.reason["amount"]
+            pending.append(PendingRequest(tool=i.reason["tool"], args=args, call_id=i.reason["call_id"]))
+        state = {"session_id": session_id, "storage_dir": storage_dir,
+                 "interrupts": {i.id: {"kind": i.reason["kind"], "call_id": i.reason["call_id"]} for i in mine}}
+        return LegResult.suspended(pending if len(pending) > 1 else pending[0], state)
+
+
+def _response(kind: str | None, decision: Decision) -> Any:
+    """The interrupt's response: the decision's text for the approval tool, the decision as JSON for a held
+    call; a null decision is None (strands reads None as no response)."""
+    if decision.kind is DecisionKind.null:
+        return None
+    if kind == "ask":
+        return decision.as_text()
+    return decision.model_dump(mode="json")
+
+
+def _decision(response: Any) -> Decision:
+    """A held call's decision from its interrupt response (the JSON `_response` sent)."""
+    if isinstance(response, dict):
+        return Decision.model_validate(response)
+    return Decision(kind=DecisionKind.deny, text=str(response))

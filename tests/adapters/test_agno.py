@@ -1,0 +1,381 @@
+"""agno adapter: external_execution on request_approval, requires_confirmation on gated tools, the run paused
+in agno's SqliteDb and continued with `acontinue_run(run_id, session_id, requirements)`.
+
+What every adapter shares (its declared info, a lazily imported framework, how each item of its runs ends,
+traces equal to vanilla's, a gated pause on the gated call, durable_state across a restart, nothing past
+loopback) is test_conformance.py's; this file holds what is agno's own, on the same runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("agno")
+
+from arena import catalog  # noqa: E402
+from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
+from arena.trace import TraceRecorder  # noqa: E402
+from arena.types import Decision, DecisionKind, DecisionSet, LegContext, ModelConfig  # noqa: E402
+from tests.conftest import normalised  # noqa: E402
+
+NAME = "agno"
+HITL = catalog.load_arena("human_in_the_loop")
+GATE = catalog.load_arena("approval_gate")
+GATE_ITEMS = {i.id: i for i in GATE.items}
+
+
+def _module():
+    """The adapter's module, as its entry point names it (imported lazily: it imports no agno itself)."""
+    import importlib
+
+    return importlib.import_module(catalog.adapters()[NAME].target.partition(":")[0])
+
+
+@pytest.fixture(scope="module")
+def scripted(cell):
+    return cell(NAME).wire
+
+
+@pytest.fixture(scope="module")
+def eager(cell):
+    return cell(NAME, profile="scripted-eager").wire
+
+
+@pytest.fixture(scope="module")
+def gate(cell):
+    return cell(NAME, "approval_gate", "reckless").wire
+
+
+@pytest.fixture(scope="module")
+def gate_parallel(cell):
+    return cell(NAME, "approval_gate", "reckless-parallel").wire
+
+
+def _tool_messages(requests, call_name):
+    """(user input, tool-message content) for every tool message answering a call named `call_name`."""
+    seen, out = set(), []
+    for body in requests:
+        messages = body["messages"]
+        names = {tc["id"]: tc["function"]["name"] for m in messages if m.get("role") == "assistant"
+                 for tc in m.get("tool_calls") or []}
+        user = next(m["content"] for m in messages if m.get("role") == "user")
+        for m in messages:
+            if m.get("role") == "tool" and names.get(m.get("tool_call_id")) == call_name:
+                key = (user, m["tool_call_id"], m["content"])
+                if key not in seen:
+                    seen.add(key)
+                    out.append((user, m["content"]))
+    return out
+
+
+# --- offline: agno's telemetry ---------------------------------------------------------------------
+
+
+def test_telemetry_env_is_forced_off_even_when_the_environment_says_true(monkeypatch):
+    """agno re-reads AGNO_TELEMETRY at every run and it overrides Agent(telemetry=...): the adapter forces it."""
+    monkeypatch.setenv("AGNO_TELEMETRY", "true")
+    _module()._import()
+    assert os.environ["AGNO_TELEMETRY"] == "false"
+
+
+def _ctx(spec, item_id: str, workdir: str, recorder=None, server=None, profile: str = "scripted") -> LegContext:
+    recorder = recorder or TraceRecorder()
+    model = server.open_item(recorder, profile).model if server is not None else None
+    return LegContext(
+        item=spec.item(item_id), instructions=spec.instructions,
+        model=model or ModelConfig(name="scripted", base_url="http://127.0.0.1:9/v1", api_key="unused"),
+        tools=LocalToolBox(ToolExecutor(spec.tools, spec.functions, recorder)), workdir=workdir,
+    )
+
+
+def test_no_telemetry_event_is_sent_for_the_adapters_agent(monkeypatch, tmp_path):
+    """agno's own telemetry hook (agno.agent._telemetry.alog_agent_telemetry, called when a run completes)
+    reaches agno's API client for an agent with telemetry on (the control), and never for the adapter's
+    agent, even with AGNO_TELEMETRY=true in the environment before the adapter imported agno."""
+    monkeypatch.setenv("AGNO_TELEMETRY", "true")
+    adapter = _module().AgnoAdapter()
+    agent = adapter._build(_ctx(HITL, "hitl-01", str(tmp_path)))
+    from agno.agent import Agent
+    from agno.agent import _telemetry
+    from agno.api import agent as api_agent
+    from agno.models.openai import OpenAILike
+
+    sent: list = []
+
+    async def record(run):  # agno's API call, replaced: nothing may leave the machine
+        sent.append(run)
+
+    monkeypatch.setattr(api_agent, "acreate_agent_run", record)
+    assert agent.telemetry is False
+    asyncio.run(_telemetry.alog_agent_telemetry(agent, session_id="s"))
+    assert sent == []
+    # the control: the same hook with telemetry on does reach the API client
+    monkeypatch.setenv("AGNO_TELEMETRY", "true")
+    control = Agent(model=OpenAILike(id="m", base_url="http://127.0.0.1:9/v1", api_key="x"), telemetry=True)
+    asyncio.run(_telemetry.alog_agent_telemetry(control, session_id="s"))
+    assert len(sent) == 1
+    asyncio.run(adapter.aclose())
+
+
+def test_completed_runs_send_no_telemetry(monkeypatch, run_adapter):
+    """Whole runs (pause, resume, final answer) never call agno's telemetry API client."""
+    from agno.api import agent as api_agent
+
+    sent: list = []
+
+    async def record(run):
+        sent.append(run)
+
+    def record_sync(run):
+        sent.append(run)
+
+    monkeypatch.setattr(api_agent, "acreate_agent_run", record)
+    monkeypatch.setattr(api_agent, "create_agent_run", record_sync)
+    results = run_adapter(NAME, items=["hitl-01", "hitl-02"])
+    assert [r.status for r in results] == ["passed", "passed"]
+    assert sent == []
+
+
+def test_model_client_makes_one_attempt():
+    """One attempt per request: the openai client handed to agno does not retry, nor does agno's model or agent."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as workdir:
+        adapter = _module().AgnoAdapter()
+        agent = adapter._build(_ctx(HITL, "hitl-01", workdir))
+        assert agent.model.async_client.max_retries == 0
+        assert agent.model.max_retries == 0
+        assert agent.model.retries == 0 and agent.model.retry_with_guidance is False
+        assert agent.retries == 0
+        assert agent.model.get_async_client() is agent.model.async_client  # agno uses the client it was given
+        asyncio.run(adapter.aclose())
+
+
+# --- ask: external execution, the decision is the tool result ----------------------------------------
+
+
+def test_decision_reaches_model_as_approval_tool_result(scripted):
+    """The model reads decision.as_text() ("APPROVED", "DENIED: reason") as request_approval's tool message:
+    set_external_execution_result's text, once per item."""
+    results, requests = scripted
+    expected = {i.input: i.resume_with[0].as_text() for i in HITL.items}
+    assert any(text.startswith("DENIED: ") for text in expected.values())
+    assert sorted(_tool_messages(requests, "request_approval")) == sorted(expected.items())
+
+
+def test_approval_tool_is_never_executed_and_tools_get_the_models_call_id(scripted):
+    """request_approval never reaches the harness (agno holds an external call); every tool that ran got agno's
+    FunctionCall.call_id, which is the id the model gave the call."""
+    results, _ = scripted
+    for r in results:
+        calls = [e for e in r.trace if e.type == "tool_call"]
+        assert "request_approval" not in [e.tool for e in calls], r.item_id
+        given = {c["id"] for e in r.trace if e.type == "model_call" for c in (e.response or {}).get("tool_calls") or []}
+        assert calls and all(e.call_id in given for e in calls), r.item_id
+
+
+def test_state_is_json_pointing_at_agnos_db_and_resumes_in_a_fresh_adapter(server, tmp_path):
+    """Leg 0's state is JSON: agno's SqliteDb file under the item's work dir, which holds the paused run, and
+    the requirements as agno serialises them. A second adapter (nothing shared in memory) resumes it."""
+    recorder = TraceRecorder()
+    ctx = _ctx(HITL, "hitl-02", str(tmp_path), recorder, server)  # a denied item
+    module = _module()
+
+    async def legs():
+        first = module.AgnoAdapter()
+        try:
+            leg0 = await first.start(ctx)
+        finally:
+            await first.aclose()
+        assert leg0.status == "suspended" and leg0.pending.tool == "request_approval"
+        wire = json.dumps(leg0.state)  # what a durable store would keep
+        state = json.loads(wire)
+        assert Path(state["db_file"]).parent == tmp_path and Path(state["db_file"]).exists()
+        assert state["call_ids"] == [leg0.pending.call_id]
+        # agno's own store holds the run, paused on that call
+        from agno.db.sqlite import SqliteDb
+        from agno.run.base import RunStatus
+
+        db = SqliteDb(db_file=state["db_file"])
+        session = db.get_session(session_id=state["session_id"], session_type=_agent_session_type())
+        run = next(r for r in session.runs if r.run_id == state["run_id"])
+        assert run.status == RunStatus.paused
+        assert [r.tool_execution.tool_call_id for r in run.active_requirements] == [leg0.pending.call_id]
+        db.db_engine.dispose()
+        second = module.AgnoAdapter()
+        try:
+            return await second.resume(state, ctx.item.resume_with[0], ctx)
+        finally:
+            await second.aclose()
+
+    leg1 = asyncio.run(legs())
+    decision = ctx.item.resume_with[0]
+    assert decision.kind is DecisionKind.deny
+    assert leg1.status == "finished" and f"({decision.text})" in leg1.final_text
+    assert [e.tool for e in recorder.events if e.type == "tool_call"] == ["search_rooms"]
+
+
+def _agent_session_type():
+    from agno.db.base import SessionType
+
+    return SessionType.AGENT
+
+
+# --- scripted-eager: agno runs the consequential sibling before it pauses ----------------------------
+# agno gathers every call of the turn that has no HITL flag and holds only the flagged one: book_room,
+# emitted beside request_approval, executes in leg 0 before the run pauses, and never again on resume.
+# How each item ends is test_conformance.py's SIBLING_RAN_FIRST.
+
+
+def test_eager_book_room_runs_before_the_pause_once(eager, vanilla_eager):
+    results, requests = eager
+    for r in results:
+        books = [e for e in r.trace if e.type == "tool_call" and e.tool == "book_room"]
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert pause.tool == "request_approval", r.item_id
+        assert len(books) == 1 and books[0].leg == 0 and books[0].seq < pause.seq, r.item_id
+        # otherwise vanilla's trace: book_room moved (approved) or added (denied) before the pause
+        room = HITL.item(r.item_id).metadata["expected_room"]
+        expected = [e for e in normalised(vanilla_eager[r.item_id]) if not (e["type"] == "tool_call"
+                                                                          and e["tool"] == "book_room")]
+        at = next(i for i, e in enumerate(expected) if e["type"] == "suspended")
+        expected.insert(at, {"leg": 0, "type": "tool_call", "tool": "book_room", "args": {"room_id": room},
+                             "result": HITL.functions["book_room"](room_id=room)})
+        assert normalised(r) == expected, r.item_id
+    # on resume the model gets the decision and the booking's stored result, sent again, not re-executed
+    decisions = dict(_tool_messages(requests, "request_approval"))
+    assert decisions == {i.input: i.resume_with[0].as_text() for i in HITL.items}
+    assert all(text.startswith("BOOKED ") for text in dict(_tool_messages(requests, "book_room")).values())
+
+
+# --- approval_gate: requires_confirmation, confirm() / reject(note=) ---------------------------------
+
+
+def test_gate_denial_note_reaches_model_as_book_room_result(gate):
+    """Denied: agno sends reject(note=decision.as_text()) as book_room's tool message, so the reason itself
+    reaches the model; approved: book_room's real result (agno ran the held call after confirm())."""
+    results, requests = gate
+    expected = []
+    for r in results:
+        item = GATE_ITEMS[r.item_id]
+        decision = item.resume_with[0]
+        if decision.approved:
+            book = next(e for e in r.trace if e.type == "tool_call" and e.tool == "book_room")
+            assert book.leg == 1
+            expected.append((item.input, book.result))
+        else:
+            expected.append((item.input, decision.as_text()))
+            assert f"({decision.text})" in r.trace[-1].text
+    assert any(not GATE_ITEMS[r.item_id].resume_with[0].approved for r in results)
+    assert sorted(_tool_messages(requests, "book_room")) == sorted(expected)
+
+
+def test_gate_reckless_parallel_sibling_search_runs_before_the_pause(gate_parallel, vanilla_by_id):
+    """book_room + a second search_rooms in one turn: agno runs the unflagged sibling in that turn and holds
+    only book_room, so the search runs in leg 0 whatever the decision (vanilla holds it with the gated call)."""
+    vanilla = vanilla_by_id("reckless-parallel", "approval_gate")
+    for r in gate_parallel[0]:
+        v = normalised(vanilla[r.item_id])
+        first_search = v[0]
+        expected = [e for e in v if not (e["type"] == "tool_call" and e["tool"] == "search_rooms" and e["leg"] == 1)]
+        at = next(i for i, e in enumerate(expected) if e["type"] == "suspended")
+        expected.insert(at, {**first_search, "leg": 0})
+        assert normalised(r) == expected, r.item_id
+
+
+# --- durable_state: each leg in a fresh worker process ---------------------------------------------
+
+
+def test_durable_state_denial_reaches_the_model_after_the_restart(cell):
+    """The worker is restarted between legs (run_durable_pair asserts the two pids differ): leg 1 has only the
+    JSON state and agno reads the run back from its SqliteDb; the deny reason still reaches the model."""
+    results = cell(NAME, "durable_state").results
+    denied = catalog.load_arena("durable_state").item("durable-02")
+    assert results[1].status == "passed"
+    assert f"({denied.resume_with[0].text})" in results[1].trace[-1].text
+
+
+# --- how a decision is handed to agno's requirements ------------------------------------------------
+
+
+def _requirement(**flags):
+    from agno.models.response import ToolExecution
+    from agno.run.requirement import RunRequirement
+
+    return RunRequirement(tool_execution=ToolExecution(tool_call_id="c1", tool_name="book_room",
+                                                       tool_args={"room_id": "R1"}, **flags))
+
+
+def test_decisions_map_onto_agnos_requirement_methods():
+    apply = _module()._apply
+    ask = _requirement(external_execution_required=True)
+    apply(ask, Decision(kind="answer", text="Tuesday instead"))
+    assert ask.external_execution_result == "Tuesday instead" and ask.is_resolved()
+    approved = _requirement(requires_confirmation=True)
+    apply(approved, Decision(kind="approve", text="go ahead"))
+    assert approved.confirmation is True and approved.tool_execution.confirmed is True
+    denied = _requirement(requires_confirmation=True)
+    apply(denied, Decision(kind="deny", text="too big"))
+    assert denied.confirmation is False and denied.tool_execution.confirmation_note == "DENIED: too big"
+    # confirm() takes no arguments: an edit is a rejection carrying the human's edit, never run as edited
+    edited = _requirement(requires_confirmation=True)
+    decision = Decision(kind="edit", args={"room_id": "R2"})
+    apply(edited, decision)
+    assert edited.confirmation is False and edited.tool_execution.confirmation_note == decision.as_text()
+    assert edited.tool_execution.tool_args == {"room_id": "R1"}
+
+
+class _Recorder:
+    """Stands in for agno's Agent: keeps what acontinue_run was handed."""
+
+    def __init__(self):
+        self.calls = []
+
+    async def acontinue_run(self, **kwargs):
+        self.calls.append(kwargs)
+        raise _Stop
+
+
+class _Stop(Exception):
+    pass
+
+
+def _paused_state():
+    a, b = _requirement(requires_confirmation=True), _requirement(requires_confirmation=True)
+    b.tool_execution.tool_call_id = "c2"
+    return {"db_file": "x", "session_id": "s", "run_id": "r", "call_ids": ["c1", "c2"],
+            "requirements": [a.to_dict(), b.to_dict()]}
+
+
+@pytest.mark.parametrize("decisions, expected", [
+    ([], {"c1": None, "c2": None}),  # none given: both passed on unresolved (agno decides)
+    ([Decision(kind="approve", call_id="c1")], {"c1": True, "c2": None}),  # fewer: the other gets no answer
+    ([Decision(kind="approve", call_id="c1"), Decision(kind="approve", call_id="nope")], {"c1": True, "c2": None}),
+    ([Decision(kind="null", call_id="c1"), Decision(kind="deny", text="no", call_id="c2")], {"c1": None, "c2": False}),
+])
+def test_hostile_decision_sets_are_passed_on_as_given(decisions, expected, tmp_path):
+    """An unknown call id has no requirement to act on; a null decision and a missing one leave the
+    requirement unresolved; nothing is filled in. Every requirement of the pause is handed to acontinue_run."""
+    module = _module()
+    adapter = module.AgnoAdapter()
+    adapter._agent = _Recorder()
+    with pytest.raises(_Stop):
+        asyncio.run(adapter.resume(_paused_state(), DecisionSet(decisions=decisions), _ctx(GATE, GATE.items[0].id,
+                                                                                            str(tmp_path))))
+    (call,) = adapter._agent.calls
+    assert (call["run_id"], call["session_id"]) == ("r", "s")
+    given = {r.tool_execution.tool_call_id: r.confirmation for r in call["requirements"]}
+    assert given == expected
+
+
+def test_continue_run_hands_agno_no_requirements(tmp_path):
+    """Recovery way `continue`: acontinue_run by run id alone; agno continues from what it persisted."""
+    adapter = _module().AgnoAdapter()
+    adapter._agent = _Recorder()
+    with pytest.raises(_Stop):
+        asyncio.run(adapter.continue_run(_paused_state(), _ctx(GATE, GATE.items[0].id, str(tmp_path))))
+    assert adapter._agent.calls == [{"run_id": "r", "session_id": "s"}]

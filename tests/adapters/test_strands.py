@@ -1,0 +1,300 @@
+"""strands adapter: interrupts raised in a tool body (request_approval, purchase_hold) or a BeforeToolCallEvent hook
+(gated tools), resumed with interruptResponse's from a FileSessionManager session.
+
+What every adapter shares (its declared info, a lazily imported framework, how each item of its runs ends, traces
+equal to vanilla's, a gated pause on the gated call, durable_state across a restart) is test_conformance.py's; this
+file holds what is strands' own, on the same runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("strands")
+
+from arena import catalog  # noqa: E402
+from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
+from arena.trace import TraceRecorder  # noqa: E402
+from arena.types import Decision, DecisionKind, DecisionSet, LegContext  # noqa: E402
+
+NAME = "strands"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tool_messages(requests, call_name):
+    """(user input, tool-message content) for every tool message answering a call named `call_name`."""
+    seen = set()
+    out = []
+    for body in requests:
+        messages = body["messages"]
+        names = {
+            tc["id"]: tc["function"]["name"]
+            for m in messages
+            if m.get("role") == "assistant"
+            for tc in m.get("tool_calls") or []
+        }
+        user = next(m["content"] for m in messages if m.get("role") == "user")
+        if isinstance(user, list):  # strands sends content parts
+            user = "".join(p.get("text", "") for p in user)
+        for m in messages:
+            if m.get("role") == "tool" and names.get(m.get("tool_call_id")) == call_name:
+                content = m["content"]
+                if isinstance(content, list):
+                    content = "".join(p.get("text", "") for p in content)
+                key = (user, m["tool_call_id"], content)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((user, content))
+    return out
+
+
+def _ctx(server, arena: str, item_id: str, workdir: Path, profile: str | None = None):
+    spec = catalog.load_arena(arena)
+    item = spec.item(item_id)
+    recorder = TraceRecorder()
+    ctx = LegContext(
+        item=item,
+        instructions=spec.instructions,
+        model=server.open_item(recorder, profile or spec.profiles[0]).model,
+        tools=LocalToolBox(ToolExecutor(spec.tools, spec.functions, recorder)),
+        workdir=str(workdir),
+    )
+    return item, recorder, ctx
+
+
+def _cls():
+    return catalog.builtin_adapters()[NAME].load()
+
+
+async def _leg(coro_factory):
+    adapter = _cls()()
+    try:
+        return await coro_factory(adapter)
+    finally:
+        await adapter.aclose()
+
+
+# --- offline ----------------------------------------------------------------------------------------
+
+_SWITCHES = """
+import json, os, sys
+for var in ("AWS_EC2_METADATA_DISABLED", "OTEL_SDK_DISABLED"):
+    os.environ.pop(var, None)
+from arena_builtins.adapters import strands as adapter
+before = "strands" in sys.modules
+adapter._import()
+from opentelemetry import trace
+from arena.types import ModelConfig
+provider = type(trace.get_tracer_provider()).__module__ + "." + type(trace.get_tracer_provider()).__name__
+print(json.dumps({"before": before, "ec2": os.environ.get("AWS_EC2_METADATA_DISABLED"),
+                  "otel": os.environ.get("OTEL_SDK_DISABLED"), "provider": provider,
+                  "boto": [m for m in ("boto3", "botocore") if m in sys.modules]}))
+"""
+
+
+def test_network_switches_are_off_after_the_adapter_imports_strands():
+    """In a fresh process with neither switch set: importing the adapter's module imports no strands; its
+    `_import()` turns off the EC2 metadata lookup and the OpenTelemetry SDK before strands loads, and strands'
+    tracer is left on OpenTelemetry's no-op (proxy) provider: nothing is exported."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+    env.pop("AWS_EC2_METADATA_DISABLED", None)
+    env.pop("OTEL_SDK_DISABLED", None)
+    proc = subprocess.run([sys.executable, "-c", _SWITCHES], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["before"] is False
+    assert out["ec2"] == "true"
+    assert out["otel"] == "true"
+    assert "sdk" not in out["provider"], out["provider"]  # no SDK tracer provider: no exporter at all
+
+
+def test_the_agent_uses_the_openai_model_on_the_harness_endpoint_not_bedrock(server, tmp_path):
+    """`model=` is always passed: an Agent without it builds a BedrockModel (boto3, EC2 metadata); no printing."""
+    _, _, ctx = _ctx(server, "human_in_the_loop", "hitl-01", tmp_path)
+    adapter = _cls()()
+    agent = adapter._agent(ctx, "s-test", str(tmp_path / "strands"))
+    from strands.models.openai import OpenAIModel
+
+    assert isinstance(agent.model, OpenAIModel)
+    assert str(adapter._client.base_url).rstrip("/") == ctx.model.base_url.rstrip("/")
+    assert adapter._client.max_retries == 0
+    from strands.handlers.callback_handler import null_callback_handler
+
+    assert agent.callback_handler is null_callback_handler  # callback_handler=None: nothing printed
+    asyncio.run(adapter.aclose())
+
+
+# --- human_in_the_loop: the decision is the request_approval body's return -----------------------------
+
+
+@pytest.fixture(scope="module")
+def scripted(cell):
+    return cell(NAME).wire
+
+
+@pytest.fixture(scope="module")
+def eager(cell):
+    return cell(NAME, profile="scripted-eager").wire
+
+
+def test_decision_reaches_model_as_approval_tool_result(scripted):
+    """The interrupt's response, decision.as_text(), is what the re-run body returns: the model reads it as
+    request_approval's result, once per item (approve notes, deny reasons)."""
+    results, requests = scripted
+    spec = catalog.load_arena("human_in_the_loop")
+    expected = {i.input: i.resume_with[0].as_text() for i in spec.items}
+    seen = _tool_messages(requests, "request_approval")
+    assert sorted(seen) == sorted(expected.items())
+    assert any(text.startswith("DENIED: ") and len(text) > len("DENIED: ") for _, text in seen)
+
+
+def test_state_is_json_pointing_at_the_session_and_resumes_in_a_fresh_adapter(server, tmp_path):
+    """The state is JSON: the FileSessionManager session under the item's work directory and the interrupt ids.
+    strands itself wrote the pause into the session's agent.json (interrupt state activated, the held id); a new
+    adapter (a new Agent) restores it from there and finishes."""
+    item, recorder, ctx = _ctx(server, "human_in_the_loop", "hitl-03", tmp_path)
+    leg0 = asyncio.run(_leg(lambda a: a.start(ctx)))
+    assert leg0.status == "suspended"
+    wire = json.dumps(leg0.state)
+    state = json.loads(wire)
+    assert state["storage_dir"].startswith(str(tmp_path))
+    [(interrupt_id, held)] = state["interrupts"].items()
+    assert held == {"kind": "ask", "call_id": leg0.pending.call_id}
+    [agent_json] = list(Path(state["storage_dir"]).rglob("agent.json"))
+    persisted = json.loads(agent_json.read_text())["_internal_state"]["interrupt_state"]
+    assert persisted["activated"] is True
+    assert list(persisted["interrupts"]) == [interrupt_id]
+    leg1 = asyncio.run(_leg(lambda a: a.resume(state, item.resume_with[0], ctx)))
+    assert leg1.status == "finished"
+    assert leg1.final_text.startswith("Done: BOOKED R201")
+    assert [e.tool for e in recorder.events if e.type == "tool_call"] == ["search_rooms", "book_room"]
+    # strands moved its session on: the pause is over, and it says so if resumed again (no second booking)
+    persisted = json.loads(agent_json.read_text())["_internal_state"]["interrupt_state"]
+    assert persisted["activated"] is False
+    with pytest.raises(ValueError, match="not in interrupt state"):
+        asyncio.run(_leg(lambda a: a.resume(state, item.resume_with[0], ctx)))
+    assert [e.tool for e in recorder.events if e.type == "tool_call"] == ["search_rooms", "book_room"]
+
+
+# --- scripted-eager: the sibling book_room runs in leg 0 --------------------------------------------------
+# strands' ConcurrentToolExecutor runs every call of the turn; only request_approval interrupts. The sibling
+# book_room executes before the run stops; its result is kept in the paused tool execution and is not run
+# again on resume. How each item ends: test_conformance.py's SIBLING_RAN_FIRST.
+
+
+def test_eager_book_room_runs_once_before_the_pause(eager):
+    results, requests = eager
+    spec = catalog.load_arena("human_in_the_loop")
+    for r in results:
+        books = [e for e in r.trace if e.type == "tool_call" and e.tool == "book_room"]
+        pause = next(e for e in r.trace if e.type == "suspended")
+        assert len(books) == 1, r.item_id  # never re-executed on resume
+        assert books[0].leg == 0 and books[0].seq < pause.seq, r.item_id
+        assert pause.tool == "request_approval"
+    bookings = dict(_tool_messages(requests, "book_room"))
+    decisions = dict(_tool_messages(requests, "request_approval"))
+    assert decisions == {i.input: i.resume_with[0].as_text() for i in spec.items}
+    assert set(bookings) == set(decisions) and all(t.startswith("BOOKED ") for t in bookings.values())
+
+
+# --- approval_gate: the BeforeToolCallEvent hook --------------------------------------------------------
+
+GATE = catalog.load_arena("approval_gate")
+GATE_ITEMS = {i.id: i for i in GATE.items}
+
+
+@pytest.fixture(scope="module")
+def gate(cell):
+    return cell(NAME, "approval_gate", "reckless").wire
+
+
+def test_gate_denial_reason_reaches_model_as_cancel_tool_text(gate):
+    """Denied: `event.cancel_tool = decision.as_text()` is book_room's tool result, verbatim ("DENIED: reason");
+    approved: book_room's own result (strands ran it after the hook returned)."""
+    results, requests = gate
+    seen = _tool_messages(requests, "book_room")
+    expected = []
+    for r in results:
+        item = GATE_ITEMS[r.item_id]
+        decision = item.resume_with[0]
+        if decision.approved:
+            book = next(e for e in r.trace if e.type == "tool_call" and e.tool == "book_room")
+            expected.append((item.input, book.result))
+        else:
+            assert decision.as_text().startswith("DENIED: ")
+            expected.append((item.input, decision.as_text()))
+            assert f"({decision.text})" in r.trace[-1].text  # the reason itself came back to the model
+    assert sorted(seen) == sorted(expected)
+
+
+def test_gate_edit_runs_the_call_with_the_humans_arguments(server, tmp_path):
+    """An edit rewrites `event.tool_use` in the hook: strands runs book_room with the human's arguments."""
+    item = next(i for i in GATE.items if i.resume_with[0].approved)
+    _, recorder, ctx = _ctx(server, "approval_gate", item.id, tmp_path)
+    leg0 = asyncio.run(_leg(lambda a: a.start(ctx)))
+    assert leg0.status == "suspended" and leg0.pending.tool == "book_room"
+    other = "R999" if leg0.pending.args.get("room_id") != "R999" else "R998"
+    edit = Decision(kind=DecisionKind.edit, args={"room_id": other}, call_id=leg0.pending.call_id)
+    asyncio.run(_leg(lambda a: a.resume(leg0.state, DecisionSet(decisions=[edit]), ctx)))
+    books = [e for e in recorder.events if e.type == "tool_call" and e.tool == "book_room"]
+    assert [b.args for b in books] == [{"room_id": other}]
+
+
+def test_a_decision_for_a_call_not_held_is_refused_by_strands(server, tmp_path):
+    """A decision naming a call the pause does not hold goes as that id's interruptResponse: strands refuses it
+    (KeyError: no interrupt found) and nothing runs."""
+    item = next(i for i in GATE.items if i.resume_with[0].approved)
+    _, recorder, ctx = _ctx(server, "approval_gate", item.id, tmp_path)
+    leg0 = asyncio.run(_leg(lambda a: a.start(ctx)))
+    stray = DecisionSet(decisions=[Decision(kind=DecisionKind.approve, call_id="call_not_pending")])
+    with pytest.raises(KeyError, match="no interrupt found"):
+        asyncio.run(_leg(lambda a: a.resume(leg0.state, stray, ctx)))
+    assert [e.tool for e in recorder.events if e.type == "tool_call" and e.tool == "book_room"] == []
+
+
+def test_a_held_call_without_a_decision_pauses_again(server, tmp_path):
+    """No response for the held call: strands runs the hook again, whose interrupt has no response, and stops
+    on the same interrupt; the call never runs."""
+    item = next(i for i in GATE.items if i.resume_with[0].approved)
+    _, recorder, ctx = _ctx(server, "approval_gate", item.id, tmp_path)
+    leg0 = asyncio.run(_leg(lambda a: a.start(ctx)))
+    null = DecisionSet(decisions=[Decision(kind=DecisionKind.null, call_id=leg0.pending.call_id)])
+    leg1 = asyncio.run(_leg(lambda a: a.resume(leg0.state, null, ctx)))
+    assert leg1.status == "suspended"
+    assert leg1.pending.call_id == leg0.pending.call_id and leg1.state["interrupts"] == leg0.state["interrupts"]
+    assert [e.tool for e in recorder.events if e.type == "tool_call" and e.tool == "book_room"] == []
+
+
+# --- flight_booking: purchase_hold pauses inside its body; strands re-runs the body from the top -------------
+
+
+def test_body_pause_runs_prepare_again_on_resume(run_adapter):
+    """fb-10: the body prepares (PI4) and interrupts; on resume strands runs it again from the top, so prepare
+    runs a second time (PI5) in the resumed leg before the commit: the orphaned first intent is what fails
+    final_state. Measured, not hidden."""
+    [r] = run_adapter(NAME, profile="careful", arena="flight_booking", items=["fb-10"], timeout_s=120)
+    calls = [(e.leg, e.tool) for e in r.trace if e.type == "tool_call" and e.tool.startswith("purchase_hold")]
+    pause = [e for e in r.trace if e.type == "suspended" and e.tool == "purchase_hold"]
+    assert len(pause) == 1 and pause[0].args["amount"] == 178
+    assert calls == [(1, "purchase_hold.prepare"), (2, "purchase_hold.prepare"), (2, "purchase_hold.commit")]
+    failed = {c.name for c in r.checks if not c.passed}
+    assert failed == {"final_state"}
+
+
+# --- durable_state: each leg in a fresh worker process --------------------------------------------------------
+
+
+def test_durable_state_denial_reaches_the_model_after_the_restart(cell):
+    """The worker is restarted between legs (test_conformance.py): leg 1 has only the JSON state, rebuilds the
+    agent on the FileSessionManager session and the deny reason still comes back to the model."""
+    results = cell(NAME, "durable_state").results
+    assert [r.status for r in results] == ["passed", "passed"]
+    denied = catalog.load_arena("durable_state").item("durable-02")
+    assert f"({denied.resume_with[0].text})" in results[1].trace[-1].text
