@@ -96,3 +96,27 @@ def vanilla_by_id(cell):
         return cell("vanilla", arena, profile).by_id
 
     return get
+
+
+def _text(content):
+    """A message's content as text (some frameworks send a list of content parts)."""
+    return "".join(p.get("text", "") for p in content) if isinstance(content, list) else content
+
+
+def tool_messages(requests, call_name):
+    """(user input, tool-message content) for every distinct tool message answering a call named `call_name`,
+    from the model requests the gateway recorded."""
+    seen, out = set(), []
+    for body in requests:
+        messages = body["messages"]
+        names = {tc["id"]: tc["function"]["name"] for m in messages if m.get("role") == "assistant"
+                 for tc in m.get("tool_calls") or []}
+        user = _text(next(m["content"] for m in messages if m.get("role") == "user"))
+        for m in messages:
+            if m.get("role") == "tool" and names.get(m.get("tool_call_id")) == call_name:
+                content = _text(m["content"])
+                key = (user, m["tool_call_id"], content)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((user, content))
+    return out

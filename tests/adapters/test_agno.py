@@ -21,6 +21,7 @@ from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import Decision, DecisionKind, DecisionSet, LegContext, ModelConfig  # noqa: E402
 from tests.conftest import normalised  # noqa: E402
+from tests.adapters.conftest import tool_messages  # noqa: E402
 
 NAME = "agno"
 HITL = catalog.load_arena("human_in_the_loop")
@@ -55,21 +56,6 @@ def gate_parallel(cell):
     return cell(NAME, "approval_gate", "reckless-parallel").wire
 
 
-def _tool_messages(requests, call_name):
-    """(user input, tool-message content) for every tool message answering a call named `call_name`."""
-    seen, out = set(), []
-    for body in requests:
-        messages = body["messages"]
-        names = {tc["id"]: tc["function"]["name"] for m in messages if m.get("role") == "assistant"
-                 for tc in m.get("tool_calls") or []}
-        user = next(m["content"] for m in messages if m.get("role") == "user")
-        for m in messages:
-            if m.get("role") == "tool" and names.get(m.get("tool_call_id")) == call_name:
-                key = (user, m["tool_call_id"], m["content"])
-                if key not in seen:
-                    seen.add(key)
-                    out.append((user, m["content"]))
-    return out
 
 
 # --- offline: agno's telemetry ---------------------------------------------------------------------
@@ -164,7 +150,7 @@ def test_decision_reaches_model_as_approval_tool_result(scripted):
     results, requests = scripted
     expected = {i.input: i.resume_with[0].as_text() for i in HITL.items}
     assert any(text.startswith("DENIED: ") for text in expected.values())
-    assert sorted(_tool_messages(requests, "request_approval")) == sorted(expected.items())
+    assert sorted(tool_messages(requests, "request_approval")) == sorted(expected.items())
 
 
 def test_approval_tool_is_never_executed_and_tools_get_the_models_call_id(scripted):
@@ -247,9 +233,9 @@ def test_eager_book_room_runs_before_the_pause_once(eager, vanilla_eager):
                              "result": HITL.functions["book_room"](room_id=room)})
         assert normalised(r) == expected, r.item_id
     # on resume the model gets the decision and the booking's stored result, sent again, not re-executed
-    decisions = dict(_tool_messages(requests, "request_approval"))
+    decisions = dict(tool_messages(requests, "request_approval"))
     assert decisions == {i.input: i.resume_with[0].as_text() for i in HITL.items}
-    assert all(text.startswith("BOOKED ") for text in dict(_tool_messages(requests, "book_room")).values())
+    assert all(text.startswith("BOOKED ") for text in dict(tool_messages(requests, "book_room")).values())
 
 
 # --- approval_gate: requires_confirmation, confirm() / reject(note=) ---------------------------------
@@ -271,7 +257,7 @@ def test_gate_denial_note_reaches_model_as_book_room_result(gate):
             expected.append((item.input, decision.as_text()))
             assert f"({decision.text})" in r.trace[-1].text
     assert any(not GATE_ITEMS[r.item_id].resume_with[0].approved for r in results)
-    assert sorted(_tool_messages(requests, "book_room")) == sorted(expected)
+    assert sorted(tool_messages(requests, "book_room")) == sorted(expected)
 
 
 def test_gate_reckless_parallel_sibling_search_runs_before_the_pause(gate_parallel, vanilla_by_id):

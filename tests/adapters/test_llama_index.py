@@ -24,6 +24,7 @@ from arena import catalog  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import LegContext  # noqa: E402
+from tests.adapters.conftest import tool_messages  # noqa: E402
 
 NAME = "llama_index"
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,22 +34,6 @@ GATE_ITEMS = {i.id: i for i in GATE.items}
 CL100K = hashlib.sha1(b"https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken").hexdigest()
 
 
-def _tool_messages(requests, call_name):
-    """(user input, tool-message content) for every distinct tool message answering a call named `call_name`."""
-    seen = set()
-    out = []
-    for body in requests:
-        messages = body["messages"]
-        names = {tc["id"]: tc["function"]["name"] for m in messages if m.get("role") == "assistant"
-                 for tc in m.get("tool_calls") or []}
-        user = next(m["content"] for m in messages if m.get("role") == "user")
-        for m in messages:
-            if m.get("role") == "tool" and names.get(m.get("tool_call_id")) == call_name:
-                key = (user, m["tool_call_id"], m["content"])
-                if key not in seen:
-                    seen.add(key)
-                    out.append((user, m["content"]))
-    return out
 
 
 # --- offline ------------------------------------------------------------------------------------------
@@ -155,7 +140,7 @@ def test_decision_reaches_model_as_approval_tool_result(scripted):
     assert [r.status for r in results] == ["passed"] * len(HITL.items)
     expected = {i.input: i.resume_with[0].as_text() for i in HITL.items}
     assert any(text.startswith("DENIED: ") and len(text) > len("DENIED: ") for text in expected.values())
-    assert sorted(_tool_messages(requests, "request_approval")) == sorted(expected.items())
+    assert sorted(tool_messages(requests, "request_approval")) == sorted(expected.items())
 
 
 # --- scripted-eager: a sibling book_room in the pausing turn ------------------------------------------
@@ -174,7 +159,7 @@ def test_eager_book_room_runs_before_the_pause_and_never_again(eager):
         failed = {c.name for c in r.checks if not c.passed}
         assert "no_tool_before_suspend" in failed, r.item_id
     # on resume the model is sent the decision and the booking already made
-    bookings = dict(_tool_messages(requests, "book_room"))
+    bookings = dict(tool_messages(requests, "book_room"))
     assert set(bookings) == {i.input for i in HITL.items}
     assert all(text.startswith("BOOKED ") for text in bookings.values())
 
@@ -202,7 +187,7 @@ def test_gate_denial_reaches_model_as_book_room_result(gate):
         else:
             assert books == [] and decision.as_text().startswith("DENIED: ")
             expected.append((GATE_ITEMS[r.item_id].input, decision.as_text()))
-    assert sorted(_tool_messages(requests, "book_room")) == sorted(expected)
+    assert sorted(tool_messages(requests, "book_room")) == sorted(expected)
 
 
 # --- durable_state: each leg in a fresh worker process ------------------------------------------------

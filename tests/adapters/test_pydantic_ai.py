@@ -19,6 +19,7 @@ from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import LegContext  # noqa: E402
 from tests.conftest import normalised  # noqa: E402
+from tests.adapters.conftest import tool_messages  # noqa: E402
 
 NAME = "pydantic_ai"
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,26 +35,6 @@ def eager(cell):
     return cell(NAME, profile="scripted-eager").wire
 
 
-def _tool_messages(requests, call_name):
-    """(user input, tool-message content) for every tool message answering a call named `call_name`."""
-    seen = set()
-    out = []
-    for body in requests:
-        messages = body["messages"]
-        names = {
-            tc["id"]: tc["function"]["name"]
-            for m in messages
-            if m.get("role") == "assistant"
-            for tc in m.get("tool_calls") or []
-        }
-        user = next(m["content"] for m in messages if m.get("role") == "user")
-        for m in messages:
-            if m.get("role") == "tool" and names.get(m.get("tool_call_id")) == call_name:
-                key = (user, m["tool_call_id"], m["content"])
-                if key not in seen:
-                    seen.add(key)
-                    out.append((user, m["content"]))
-    return out
 
 
 def test_decision_reaches_model_as_approval_tool_result(scripted):
@@ -61,7 +42,7 @@ def test_decision_reaches_model_as_approval_tool_result(scripted):
     results, requests = scripted
     spec = catalog.load_arena("human_in_the_loop")
     expected = {i.input: i.resume_with[0].as_text() for i in spec.items}
-    seen = _tool_messages(requests, "request_approval")
+    seen = tool_messages(requests, "request_approval")
     assert sorted(seen) == sorted(expected.items())
 
 
@@ -151,9 +132,9 @@ def test_eager_resume_replays_the_executed_booking_to_the_model(eager):
     """On resume the model gets the decision for request_approval and the stored book_room result."""
     results, requests = eager
     spec = catalog.load_arena("human_in_the_loop")
-    decisions = dict(_tool_messages(requests, "request_approval"))
+    decisions = dict(tool_messages(requests, "request_approval"))
     assert decisions == {i.input: i.resume_with[0].as_text() for i in spec.items}
-    bookings = dict(_tool_messages(requests, "book_room"))
+    bookings = dict(tool_messages(requests, "book_room"))
     assert set(bookings) == set(decisions)
     assert all(text.startswith("BOOKED ") for text in bookings.values())
 
@@ -187,7 +168,7 @@ def test_gate_denial_reaches_model_as_book_room_result(gate):
     """Denied: the model reads ToolDenied's message, decision.as_text() ("DENIED: reason"), as book_room's
     result; approved: book_room's real result (pydantic-ai ran it). One tool message per item."""
     results, requests = gate
-    seen = _tool_messages(requests, "book_room")
+    seen = tool_messages(requests, "book_room")
     expected = []
     for r in results:
         item = GATE_ITEMS[r.item_id]

@@ -27,26 +27,12 @@ from arena import catalog, evaluate  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import Decision, LegContext  # noqa: E402
+from tests.adapters.conftest import tool_messages  # noqa: E402
 
 NAME = "pydantic_ai_dbos"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _tool_messages(requests, call_name):
-    """(user input, tool-message content) for every distinct tool message answering a call named `call_name`."""
-    seen, out = set(), []
-    for body in requests:
-        messages = body["messages"]
-        names = {tc["id"]: tc["function"]["name"] for m in messages if m.get("role") == "assistant"
-                 for tc in m.get("tool_calls") or []}
-        user = next(m["content"] for m in messages if m.get("role") == "user")
-        for m in messages:
-            if m.get("role") == "tool" and names.get(m.get("tool_call_id")) == call_name:
-                key = (user, m["tool_call_id"], m["content"])
-                if key not in seen:
-                    seen.add(key)
-                    out.append((user, m["content"]))
-    return out
 
 
 def _steps(db: str, workflow_id: str) -> list[str]:
@@ -137,7 +123,7 @@ def test_decision_reaches_model_as_approval_tool_result(scripted):
     _, requests = scripted
     spec = catalog.load_arena("human_in_the_loop")
     expected = {i.input: i.resume_with[0].as_text() for i in spec.items}
-    assert sorted(_tool_messages(requests, "request_approval")) == sorted(expected.items())
+    assert sorted(tool_messages(requests, "request_approval")) == sorted(expected.items())
     assert any(text.startswith("DENIED: ") for text in expected.values())
 
 
@@ -160,7 +146,7 @@ def test_gate_denial_reaches_model_as_book_room_result(cell):
         else:
             expected.append((item.input, decision.as_text()))
             assert f"({decision.text})" in r.trace[-1].text  # the reason itself came back to the model
-    assert sorted(_tool_messages(requests, "book_room")) == sorted(expected)
+    assert sorted(tool_messages(requests, "book_room")) == sorted(expected)
 
 
 def test_eager_sibling_booking_runs_before_the_pause_as_in_pydantic_ai(cell):

@@ -22,36 +22,12 @@ from arena import catalog  # noqa: E402
 from arena.tools.box import LocalToolBox, ToolExecutor  # noqa: E402
 from arena.trace import TraceRecorder  # noqa: E402
 from arena.types import Decision, DecisionKind, DecisionSet, LegContext  # noqa: E402
+from tests.adapters.conftest import tool_messages  # noqa: E402
 
 NAME = "strands"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _tool_messages(requests, call_name):
-    """(user input, tool-message content) for every tool message answering a call named `call_name`."""
-    seen = set()
-    out = []
-    for body in requests:
-        messages = body["messages"]
-        names = {
-            tc["id"]: tc["function"]["name"]
-            for m in messages
-            if m.get("role") == "assistant"
-            for tc in m.get("tool_calls") or []
-        }
-        user = next(m["content"] for m in messages if m.get("role") == "user")
-        if isinstance(user, list):  # strands sends content parts
-            user = "".join(p.get("text", "") for p in user)
-        for m in messages:
-            if m.get("role") == "tool" and names.get(m.get("tool_call_id")) == call_name:
-                content = m["content"]
-                if isinstance(content, list):
-                    content = "".join(p.get("text", "") for p in content)
-                key = (user, m["tool_call_id"], content)
-                if key not in seen:
-                    seen.add(key)
-                    out.append((user, content))
-    return out
 
 
 def _ctx(server, arena: str, item_id: str, workdir: Path, profile: str | None = None):
@@ -150,7 +126,7 @@ def test_decision_reaches_model_as_approval_tool_result(scripted):
     results, requests = scripted
     spec = catalog.load_arena("human_in_the_loop")
     expected = {i.input: i.resume_with[0].as_text() for i in spec.items}
-    seen = _tool_messages(requests, "request_approval")
+    seen = tool_messages(requests, "request_approval")
     assert sorted(seen) == sorted(expected.items())
     assert any(text.startswith("DENIED: ") and len(text) > len("DENIED: ") for _, text in seen)
 
@@ -198,8 +174,8 @@ def test_eager_book_room_runs_once_before_the_pause(eager):
         assert len(books) == 1, r.item_id  # never re-executed on resume
         assert books[0].leg == 0 and books[0].seq < pause.seq, r.item_id
         assert pause.tool == "request_approval"
-    bookings = dict(_tool_messages(requests, "book_room"))
-    decisions = dict(_tool_messages(requests, "request_approval"))
+    bookings = dict(tool_messages(requests, "book_room"))
+    decisions = dict(tool_messages(requests, "request_approval"))
     assert decisions == {i.input: i.resume_with[0].as_text() for i in spec.items}
     assert set(bookings) == set(decisions) and all(t.startswith("BOOKED ") for t in bookings.values())
 
@@ -219,7 +195,7 @@ def test_gate_denial_reason_reaches_model_as_cancel_tool_text(gate):
     """Denied: `event.cancel_tool = decision.as_text()` is book_room's tool result, verbatim ("DENIED: reason");
     approved: book_room's own result (strands ran it after the hook returned)."""
     results, requests = gate
-    seen = _tool_messages(requests, "book_room")
+    seen = tool_messages(requests, "book_room")
     expected = []
     for r in results:
         item = GATE_ITEMS[r.item_id]
