@@ -416,6 +416,9 @@ def matrix_cmd(
         "--shard", metavar="K/N", help=(
             "run only shard K of N of the matrix's cells (a deterministic partition balanced by cost, for a "
             "scheduler's job array); merge the shards' run directories with --runs"))] = None,
+    jobs: Annotated[int, typer.Option(
+        "--jobs", help="run the matrix as this many processes of this machine (adapters split by cost)",
+        min=1, max=16)] = 1,
 ) -> None:
     """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
     import json
@@ -434,6 +437,8 @@ def matrix_cmd(
     missing = [str(r) for r in runs or [] if not r.is_dir()]
     if missing:
         _fail(f"no such directory: {missing[0]}")
+    if jobs > 1 and (runs or shard is not None):
+        _fail("--jobs runs the matrix in several processes of this machine; it goes with neither --runs nor --shard")
     if shard is not None:
         if runs:
             _fail("--shard runs a part of the matrix; --runs merges parts that were run: give one or the other")
@@ -457,7 +462,8 @@ def matrix_cmd(
 
         try:
             made = evaluate_matrix(adapter or [], arena_name or [], versions=versions, out=out / "runs",
-                                   timeout=timeout, concurrency=concurrency, reporter=_MatrixProgress(), shard=shard)
+                                   timeout=timeout, concurrency=concurrency, reporter=_MatrixProgress(), shard=shard,
+                                   jobs=jobs)
         except SetupError as exc:  # an adapter@version whose release could not be looked up
             err.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(1) from None
@@ -482,6 +488,21 @@ def matrix_cmd(
         raise typer.Exit(1)
     if not runs and any(r.status == "errored" for run in collected for r in run.results):
         raise typer.Exit(3)  # some items of this run could not be measured
+
+
+@app.command("matrix-job", hidden=True)
+def matrix_job_cmd(request: str) -> None:
+    """One process of `arena matrix --jobs N` (arena/jobs.py): its adapters' cells, progress as JSON lines."""
+    import json
+
+    from arena.evaluation import evaluate_matrix
+    from arena.jobs import Lines
+
+    job = json.loads(request)
+    lines = Lines(int(job["fd"]))
+    made = evaluate_matrix(job["adapters"], job["arenas"], out=Path(job["out"]), timeout=job["timeout"],
+                           concurrency=job["concurrency"], reporter=lines)
+    lines.send(ev="done", runs=[str(r.path) for r in made], failed=made.failed, declined=made.declined)
 
 
 class _MatrixProgress:

@@ -202,6 +202,16 @@ def _prepare(target: Target, server: Any, restart_between_legs: bool, say: Calla
     return info, version, cls, "in-process"
 
 
+def _get_ready(spec: ArenaSpec, target: Target, server: Any, reporter: Reporter) -> None:
+    """While a cell runs, make the next one ready: import its adapter, build its environment, start its fork
+    server (each done once and kept, so the cell's own `_prepare` finds them). What fails here fails again there,
+    where it is reported."""
+    try:
+        _prepare(target, server, spec.restart_between_legs, lambda message: reporter.say(message, "info"))
+    except Exception:  # noqa: BLE001 - reported when the cell itself prepares
+        pass
+
+
 def _dist_version(dist: str) -> str | None:
     try:
         return metadata.version(dist)
@@ -467,6 +477,16 @@ def matrix_plan(adapters: list[tuple[str, Target]], arena_names: Sequence[str]
     return plan
 
 
+def _job_name(name: str, target: Target) -> str:
+    """How a job process names the adapter: its registered (or name@version) name, or module:Class."""
+    if isinstance(target, AdapterEntry):
+        return name
+    if target.__module__ == "__main__" or "<locals>" in target.__qualname__:
+        raise UserError(f"--jobs runs adapters in other processes: {target.__qualname__} must be importable "
+                        "(module:Class), or run without --jobs")
+    return f"{target.__module__}:{target.__qualname__}"
+
+
 def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
     """What a cell is expected to cost, for balancing shards: its items, three times over when every leg
     starts a process, twice over in an environment of its own (a worker per item)."""
@@ -476,19 +496,28 @@ def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
 def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas: Sequence[str] = (), *,
                     versions: bool = False, out: Path = Path("reports") / "runs", timeout: float = 180.0,
                     concurrency: int | None = None, reporter: Reporter | None = None,
-                    shard: str | None = None) -> Evaluation:
+                    shard: str | None = None, jobs: int = 1) -> Evaluation:
     """Every arena (default: each that loads) × its scripted profiles × adapter (default: every installed
     one; with `versions`, also the default version set of older releases), one run directory each under
     `out`; return the runs. An adapter whose environment cannot be built is skipped for the rest.
 
     With `shard` ("K/N") only the cells of shard K of the plan's deterministic partition run, and
-    `out/shard-K-of-N.json` says what the plan was and how the shard ended (arena/shard.py)."""
+    `out/shard-K-of-N.json` says what the plan was and how the shard ended (arena/shard.py).
+
+    With `jobs` > 1 the adapters are split into that many processes of this machine, balanced by cost
+    (arena/jobs.py); their progress reaches `reporter` and their runs are returned as one evaluation's."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from arena.server import HarnessServer
     from arena.shard import Shard, assign, cell_key, write_manifest
     from arena.versions import default_set
     from arena.worker.envs import EnvError
 
     part = Shard.parse(shard) if shard is not None else None
+    if jobs < 1:
+        raise UserError(f"--jobs {jobs}: give 1 or more")
+    if jobs > 1 and part is not None:
+        raise UserError("--jobs splits the matrix over this machine's processes, --shard over machines: give one")
     reporter = reporter or Silent()
     for name in arenas:
         _arena(name)
@@ -501,6 +530,18 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     # every arena that loads (a broken plugin arena is left out, with one warning line)
     plan = matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()])
     writable_dir(out)
+    if jobs > 1:
+        from arena.jobs import run_jobs
+
+        costs: dict[str, float] = {}
+        for spec, _profile, name, target in plan:
+            costs[_job_name(name, target)] = costs.get(_job_name(name, target), 0.0) + cell_cost(spec, name, target)
+        outcome = run_jobs(list(costs), costs, list(dict.fromkeys(spec.name for spec, *_ in plan)), jobs=jobs,
+                           out=out, timeout=timeout, concurrency=concurrency, reporter=reporter,
+                           total=sum(len(spec.items) for spec, *_ in plan))
+        made = Evaluation(outcome.runs)
+        made.failed, made.declined = outcome.failed, outcome.declined
+        return made
     shards: dict[str, int] = {}
     declined: dict[str, str] = {}
     failed: dict[str, str] = {}
@@ -512,8 +553,10 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
         reporter.say(f"shard {part}: {len(plan)} of {len(shards)} cells", "info")
     done = Evaluation()
     reporter.started("matrix", "matrix (items)", sum(len(spec.items) for spec, *_ in plan))
-    with HarnessServer() as server:
-        for spec, profile, name, target in plan:
+    with HarnessServer() as server, ThreadPoolExecutor(1, thread_name_prefix="arena-ahead") as ahead:
+        for n, (spec, profile, name, target) in enumerate(plan):
+            if n + 1 < len(plan) and plan[n + 1][2] not in done.failed:
+                ahead.submit(_get_ready, plan[n + 1][0], plan[n + 1][3], server, reporter)
             key = cell_key(spec.name, name, profile)
             reporter.started(key, f"{name} · {spec.name} × {profile}", len(spec.items))
             if name in done.failed:

@@ -38,6 +38,16 @@ def async_client(**kwargs: Any) -> Any:
     return DefaultAsyncHttpxClient(verify=tls(), **kwargs)
 
 
+# A chat answer with every part a scripted answer has (text, a tool call, usage), read once by `warm()`.
+_ANSWER: dict[str, Any] = {
+    "id": "chatcmpl-warm", "object": "chat.completion", "created": 0, "model": "scripted",
+    "choices": [{"index": 0, "finish_reason": "tool_calls", "logprobs": None, "message": {
+        "role": "assistant", "content": "", "refusal": None,
+        "tool_calls": [{"id": "call_warm", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}}],
+    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+}
+
+
 def warm() -> None:
     """Load what the first chat request of a process loads (the transport stack, the SDK's lazily imported
     chat resources, the CA certificates), and drop the client that did it.
@@ -49,6 +59,12 @@ def warm() -> None:
     from openai import AsyncOpenAI
 
     AsyncOpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1", http_client=async_client()).chat.completions  # noqa: B018
+    try:  # the SDK builds the validators of an answer's fields when it reads its first answer
+        from openai.types.chat import ChatCompletion
+
+        ChatCompletion.construct(**_ANSWER)
+    except ImportError:  # a release without it: the child builds them itself
+        pass
     for module in LAZY_MODULES:
         try:
             importlib.import_module(module)

@@ -119,6 +119,47 @@ def bench_latency() -> None:
           f"{wall / ideal_watched:4.2f}x", flush=True)
 
 
+class PeakPss:
+    """Samples the PSS of this process's whole tree every 0.2 s in a thread, while in the `with` block."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.peak = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.2):
+            self.peak = max(self.peak, _tree_pss_mb(os.getpid()))
+
+    def __enter__(self) -> PeakPss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def bench_concurrency() -> None:
+    print("\n## 64 items in flight against a model that takes 1 s per request")
+    delay_s, concurrency = 1.0, 64
+    cases = (("in-process items", "human_in_the_loop", "vanilla", 16),  # 192 items: the 12, sixteen times
+             ("forked workers (a process per leg)", "durable_state", "vanilla_durable", 16))
+    for label, arena_name, adapter, epochs in cases:
+        with slow_model(delay_s), PeakPss() as memory:
+            wall, runs = timed_items(arena_name, [adapter], model="scripted", epochs=epochs, concurrency=concurrency)
+        results = all_results(runs)
+        requests = sum(e.type == "model_call" for r in results for e in r.trace)
+        meta = runs[0].meta
+        watch = len(results) * (meta["pause_dwell_s"] + meta["quiet_s"])
+        ideal = (requests * delay_s + watch) / concurrency
+        print(f"{label}: {adapter} on {arena_name}, {len(results)} items ({meta['worker_start']}), {requests} requests, "
+              f"concurrency {meta['concurrency']}: {wall:5.1f}s; ideal (model latency + watch) / {concurrency} "
+              f"{ideal:5.1f}s = {wall / ideal:4.2f}x; peak PSS of the process tree {memory.peak:6.0f} MB", flush=True)
+
+
 def _tree_pss_mb(root: int) -> float:
     """Proportional set size of a process and all its descendants now, in MB (from /proc).
 
@@ -135,10 +176,13 @@ def _tree_pss_mb(root: int) -> float:
 
 
 def bench_matrix() -> None:
-    print("\n## The full matrix (every arena x adapter x profile), in a subprocess")
+    from arena.report.findings import DEFAULT_COMMAND
+
+    print(f"\n## The full matrix, as findings.md regenerates it ({DEFAULT_COMMAND}), in a subprocess")
     out = Path(tempfile.mkdtemp(prefix="arena-bench-matrix-"))
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "arena", "matrix", "--out", str(out)], cwd=ROOT,
+    args = [a for a in DEFAULT_COMMAND.split()[2:] if a not in ("--findings", "findings.md", "--out", "reports")]
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "matrix", *args, "--out", str(out)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peak = 0.0
     while proc.poll() is None:
@@ -151,7 +195,8 @@ def bench_matrix() -> None:
     shutil.rmtree(out, ignore_errors=True)
 
 
-BENCHES = {"workers": bench_workers, "hitl": bench_hitl_all, "overhead": bench_overhead, "latency": bench_latency}
+BENCHES = {"workers": bench_workers, "hitl": bench_hitl_all, "overhead": bench_overhead, "latency": bench_latency,
+           "concurrency": bench_concurrency}
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ from typing import Any
 READY_TIMEOUT_S = 180.0
 # What every worker imports once it runs, whatever the adapter: imported in the server, not in each child.
 WORKER_MODULES = ("arena.worker.__main__", "arena.worker.protocol", "arena.tools.box", "arena.types", "asyncio",
-                  "concurrent.futures.thread")
+                  "concurrent.futures.thread", "httpx", "httpcore")
 
 
 # -- the server process -------------------------------------------------------------------------------
@@ -55,10 +55,11 @@ def serve(path: str, target: str) -> None:
             importlib.import_module(module)
         except ImportError:  # not in this release of the framework: a child imports what it needs itself
             pass
-    if "openai" in sys.modules:  # what the first client of every child would import and load
-        from arena import http
+    from arena import http
 
+    if "openai" in sys.modules:  # what the first client of every child would import and load
         http.warm()
+    http.tls()  # the CA certificates every child's calls to the harness would load
     if callable(getattr(cls, "warm", None)):
         cls.warm()
     threads = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())

@@ -35,6 +35,10 @@ from arena_builtins.arenas.crash_recovery.tools import CrashBackend
 
 REASKS = 2  # re-asked pauses the human answers again in a recovery
 KILL_WAIT_S = 5.0
+# How long the tool's body has run when an `in_body` crash kills its process: a real body takes time, and a
+# kill within milliseconds of the resume raced the framework's own background writes (LangGraph's default
+# durability "async" had once not yet written the resume it was given 16 ms earlier): not reproducible.
+BODY_S = 0.05
 
 
 class CrashDirector(BaseDirector):
@@ -90,7 +94,8 @@ class CrashDirector(BaseDirector):
     def _before_call(self, name: str, args: dict[str, Any]) -> str | None:
         if self.armed_leg is None or self.point != "in_body" or name != self.tool or self.fired is not None:
             return None
-        self._kill(f"inside the tool's body, as {name} arrived after the resume")
+        time.sleep(BODY_S)
+        self._kill(f"inside the tool's body, {BODY_S * 1000:.0f} ms after {name} arrived after the resume")
         return f"ERROR: the process was killed as {name} arrived (crash point in_body); {name} was not executed"
 
     # -- the moments -------------------------------------------------------------------------------

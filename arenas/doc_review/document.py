@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +42,21 @@ class DocumentError(ValueError):
 # -- building from a fixture --------------------------------------------------------------------------
 
 
+_built: dict[str, bytes] = {}  # a fixture's .docx, built once per process: every item of it starts from a copy
+
+
 def build(fixture: dict[str, Any], path: Path) -> Path:
     """Write the fixture's document to `path`: paragraphs of segments ["t"|"ins"|"del", text, author?]."""
+    key = json.dumps(fixture, sort_keys=True)
+    if key not in _built:
+        with tempfile.TemporaryDirectory(prefix="arena-docx-") as folder:
+            made = _build(fixture, Path(folder) / "fixture.docx")
+            _built[key] = made.read_bytes()
+    path.write_bytes(_built[key])
+    return path
+
+
+def _build(fixture: dict[str, Any], path: Path) -> Path:
     document = docx.Document()
     ids = itertools.count(1)
     for segments in fixture["paragraphs"]:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,6 +79,7 @@ SCHEDULE: tuple[tuple[str, str, str, str, str, int, str, str, int], ...] = (
 DATES: dict[str, float] = {"2026-11-06": 1.0, "2026-11-12": 1.0, "2026-11-13": 1.1, "2026-11-17": 1.0,
                            "2026-11-20": 1.0, "2026-11-23": 1.05, "2026-11-30": 1.0, "2026-12-05": 1.0,
                            "2026-12-20": 1.25}
+BASE_PRICE = {flight: base for flight, *_rest, base in SCHEDULE}
 PASSENGERS = {"Alex Rivera": "adult", "Sam Lee": "adult", "Jo Lee": "adult", "Kim Lee": "child", "Max Lee": "infant"}
 # bookings that exist before the run: code, passengers, [(flight, date, fare, seat)]
 EXISTING = (
@@ -107,13 +110,31 @@ class Dump:
     ledger: dict[str, list[dict[str, Any]]]
 
 
+_fixtures_lock = threading.Lock()
+_fixtures: tuple[int, sqlite3.Connection] | None = None  # (the process that seeded it, the seeded database)
+
+
+def _seeded() -> sqlite3.Connection:
+    """The fixtures, seeded once per process in memory: every sandbox starts as a copy of them (seeding
+    ~11,000 seat rows per item was most of an item's cost). Call with `_fixtures_lock` held."""
+    global _fixtures
+    if _fixtures is None or _fixtures[0] != os.getpid():  # a forked worker seeds its own
+        _fixtures = (os.getpid(), Sandbox(":memory:", seed=True).db)
+    return _fixtures[1]
+
+
 class Sandbox:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str, *, seed: bool = False) -> None:
+        """A sandbox in a new database at `path`: a copy of the process's fixtures, or seeded from them (`seed`)."""
         self.path = path
         self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self.db.row_factory = sqlite3.Row
         self.calls = 0  # tool calls executed so far (the ledger's `call_no`)
-        self._seed()
+        if seed:
+            self._seed()
+        else:
+            with _fixtures_lock:
+                _seeded().backup(self.db)
 
     # -- fixtures ------------------------------------------------------------------------------------
 
@@ -185,9 +206,8 @@ class Sandbox:
         state: dict[str, list[dict[str, Any]]] = {}
         ledger: dict[str, list[dict[str, Any]]] = {}
         for table in ("holds", "pnrs", "segments", "seats", "intents", "captures", "refunds", "fares"):
-            rows = [dict(r) for r in self.db.execute(f"SELECT * FROM {table}")]
-            if table == "seats":
-                rows = [r for r in rows if r["holder"] != "(sold)"]
+            where = " WHERE holder != '(sold)'" if table == "seats" else ""
+            rows = [dict(r) for r in self.db.execute(f"SELECT * FROM {table}{where}")]
             if table == "fares":  # only what moved away from the fixtures
                 rows = [r for r in rows if r["price"] != self._base_price(r)]
             rows.sort(key=lambda r: json.dumps(r, sort_keys=True))
@@ -197,8 +217,7 @@ class Sandbox:
         return Dump(state=state, ledger=ledger)
 
     def _base_price(self, row: dict[str, Any]) -> int:
-        base = next(b for f, *_rest, b in SCHEDULE if f == row["flight"])
-        return fare_price(base, row["fare"], row["date"])
+        return fare_price(BASE_PRICE[row["flight"]], row["fare"], row["date"])
 
     def close(self) -> None:
         self.db.close()

@@ -39,6 +39,15 @@ def test_a_built_document_opens_in_python_docx_with_its_tracked_changes_and_comm
     assert snap["track_revisions"] is True
 
 
+def test_documents_of_one_fixture_are_copies_each_edited_on_its_own(tmp_path):
+    """A fixture's .docx is built once per process; each item gets a file of its own from it."""
+    first = document.build(FIXTURES["contract"], tmp_path / "a.docx")
+    assert document.accept_change(first, "1").startswith("ok:")
+    second = document.build(FIXTURES["contract"], tmp_path / "b.docx")
+    assert document.snapshot(second) != document.snapshot(first)
+    assert document.snapshot(second) == document.snapshot(document._build(FIXTURES["contract"], tmp_path / "c.docx"))
+
+
 def test_each_edit_does_what_word_would(tmp_path):
     path = document.build(FIXTURES["contract"], tmp_path / "c.docx")
     assert document.accept_change(path, "1").startswith("ok:")  # insertion kept as text

@@ -43,6 +43,21 @@ def test_the_sandbox_is_deterministic(tmp_path):
     assert '"status": "PURCHASED"' in dumps[0][0][3] and '"refunded": 378' in dumps[0][0][4]
 
 
+def test_a_sandbox_copied_from_the_fixtures_is_the_seeded_one_and_its_own(tmp_path):
+    """Sandboxes start as a copy of fixtures seeded once per process: every table equals a freshly seeded
+    database's, and what one item does never reaches the next one's copy."""
+    def tables(sandbox: Sandbox) -> dict[str, list[tuple]]:
+        names = [r[0] for r in sandbox.db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        return {n: sorted(map(tuple, sandbox.db.execute(f"SELECT * FROM {n}"))) for n in names}
+
+    seeded = Sandbox(tmp_path / "seeded.sqlite", seed=True)
+    first = Sandbox(tmp_path / "first.sqlite")
+    assert tables(first) == tables(seeded) and len(tables(first)["seats"]) > 5000
+    _calls(first, [("book_flight", {"segments": FU101, "fare": "economy", "passengers": ALEX, "amount": 228})])
+    assert tables(first) != tables(seeded)
+    assert tables(Sandbox(tmp_path / "second.sqlite")) == tables(seeded)
+
+
 def test_refused_calls_change_nothing(tmp_path):
     sandbox = Sandbox(tmp_path / "s.sqlite")
     before = sandbox.dump()

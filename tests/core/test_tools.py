@@ -41,6 +41,25 @@ def test_remote_toolbox_lands_in_the_harness_log(server):
         server.unregister(endpoint)
 
 
+def test_a_process_calls_the_harness_through_one_client(server, monkeypatch):
+    """The remote box's calls share one HTTP client per process (building one per call loaded the CA
+    certificates each time); a forked process builds its own instead of using its parent's connections."""
+    import arena.tools.box as box
+
+    rec = TraceRecorder()
+    endpoint = server.register(ToolExecutor(rooms.SPECS, rooms.FUNCTIONS, rec))
+    try:
+        remote = RemoteToolBox(endpoint, rooms.SPECS)
+        remote.call("search_rooms", {"capacity": 2, "day": "Friday"})
+        client = box._loopback()
+        remote.call("search_rooms", {"capacity": 4, "day": "Monday"})
+        assert box._loopback() is client and len(rec.tool_calls()) == 2
+        monkeypatch.setattr(box.os, "getpid", lambda: -1)  # as a forked child sees it
+        assert box._loopback() is not client
+    finally:
+        server.unregister(endpoint)
+
+
 def test_parse_args():
     assert parse_args('{"a": 1}') == {"a": 1}
     assert parse_args({"a": 1}) == {"a": 1}

@@ -1,0 +1,140 @@
+"""A matrix run as several processes of this machine (`arena matrix --jobs N`), reported as one.
+
+Most of a cell's time is waiting (the model, the watched pause, a fork server starting) and what is work
+runs under one interpreter lock, so one process uses about one core. Here the plan's adapters are split
+into N groups balanced by their cells' expected cost (`cell_cost`), and each group runs in a process of its
+own: every cell of an adapter in the same process, so its framework is imported and its fork server started
+once. The children's progress reaches the caller's reporter as if one process ran everything; the run
+directories are the same as an unsplit run's (each cell is independent of where it ran).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from arena.report.matrix import Run
+    from arena.results import ItemResult
+
+
+class Listener(Protocol):
+    """What hears the jobs' progress: `arena.Reporter` (this module does not import the evaluation above it)."""
+
+    def say(self, message: str, level: Any = "info") -> None: ...
+    def started(self, key: str, label: str, total: int) -> None: ...
+    def result(self, key: str, result: ItemResult) -> None: ...
+    def finished(self, key: str, outcome: str) -> None: ...
+
+
+@dataclass
+class Outcome:
+    """Every job's runs, and what did not run: adapters whose environment failed, cells declined, jobs that failed."""
+
+    runs: list[Run] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    declined: dict[str, str] = field(default_factory=dict)
+
+STDERR_TAIL = 1500  # characters of a failed job's stderr shown with its error
+
+
+def groups(costs: dict[str, float], count: int) -> list[list[str]]:
+    """The adapters split into at most `count` non-empty groups of about equal cost (deterministic)."""
+    from arena.shard import assign
+
+    shard_of = assign(sorted(costs.items()), count)
+    out: list[list[str]] = [[] for _ in range(count)]
+    for name in costs:  # plan order within a group
+        out[shard_of[name] - 1].append(name)
+    return [g for g in out if g]
+
+
+class Lines:
+    """A job's reporter: each event one JSON line on the pipe its parent reads (`arena matrix-job`)."""
+
+    def __init__(self, fd: int) -> None:
+        self.stream = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
+        self.lock = threading.Lock()
+
+    def send(self, **event: Any) -> None:
+        with self.lock:
+            self.stream.write(json.dumps(event) + "\n")
+
+    def say(self, message: str, level: str = "info") -> None:
+        self.send(ev="say", message=message, level=level)
+
+    def started(self, key: str, label: str, total: int) -> None:
+        self.send(ev="started", key=key, label=label, total=total)
+
+    def result(self, key: str, result: ItemResult) -> None:
+        self.send(ev="result", key=key, result=result.model_dump(mode="json"))
+
+    def finished(self, key: str, outcome: str) -> None:
+        self.send(ev="finished", key=key, outcome=outcome)
+
+
+def run_jobs(names: Sequence[str], costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: Path,
+             timeout: float, concurrency: int | None, reporter: Listener, total: int) -> Outcome:
+    """Run the matrix of `names` (adapters by name, releases as name@version) × `arenas` in up to `jobs`
+    processes (`arena matrix-job`); forward their progress to `reporter`; return every run."""
+    from arena.report.matrix import load_run
+    from arena.results import ItemResult
+
+    lock = threading.Lock()
+    done = Outcome()
+    parts = groups({n: costs[n] for n in names}, jobs)
+    reporter.say(f"{len(parts)} jobs: " + " | ".join(", ".join(p) for p in parts), "info")
+    reporter.started("matrix", "matrix (items)", total)
+
+    def one(number: int, part: list[str]) -> None:
+        read_fd, write_fd = os.pipe()
+        request = {"adapters": part, "arenas": list(arenas), "out": str(out), "timeout": timeout,
+                   "concurrency": concurrency, "fd": write_fd}
+        with tempfile.TemporaryFile() as stderr:
+            proc = subprocess.Popen([sys.executable, "-m", "arena", "matrix-job", json.dumps(request)], pass_fds=(write_fd,),
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+            os.close(write_fd)
+            ended: dict[str, Any] | None = None
+            with os.fdopen(read_fd, encoding="utf-8") as events:
+                for line in events:
+                    event = json.loads(line)
+                    kind = event.pop("ev")
+                    with lock:
+                        if kind == "say":
+                            reporter.say(event["message"], event["level"])
+                        elif kind == "started" and event["key"] != "matrix":
+                            reporter.started(event["key"], event["label"], event["total"])
+                        elif kind == "result":
+                            reporter.result(event["key"], ItemResult.model_validate(event["result"]))
+                        elif kind == "finished" and event["key"] != "matrix":
+                            reporter.finished(event["key"], event["outcome"])
+                        elif kind == "done":
+                            ended = event
+            code = proc.wait()
+            stderr.seek(0)
+            tail = stderr.read().decode(errors="replace")[-STDERR_TAIL:].strip()
+        with lock:
+            if ended is None or code != 0:
+                why = f"job {number} ({', '.join(part)}) ended with exit code {code}" + (f": {tail}" if tail else "")
+                reporter.say(why, "error")
+                done.failed[f"job {number}"] = why
+            if ended is not None:
+                done.runs.extend(load_run(Path(p)) for p in ended["runs"])
+                done.failed.update(ended["failed"])
+                done.declined.update(ended["declined"])
+
+    threads = [threading.Thread(target=one, args=(n, p), name=f"arena-job-{n}") for n, p in enumerate(parts, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    reporter.finished("matrix", f"{len(done.runs)} runs")
+    return done
