@@ -488,9 +488,12 @@ def _job_name(name: str, target: Target) -> str:
 
 
 def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
-    """What a cell is expected to cost, for balancing shards: its items, three times over when every leg
-    starts a process, twice over in an environment of its own (a worker per item)."""
-    return len(spec.items) * (3 if spec.restart_between_legs else 1) * (2 if _isolated(target) else 1)
+    """What a cell is expected to cost, for balancing shards and jobs: its items, three times over when every
+    leg starts a process, twice over in an environment of its own (a worker per item), three times over when its
+    adapter's items run one at a time in this process (`concurrent = False`: google_adk, llama_index, DBOS)."""
+    one_at_a_time = not spec.restart_between_legs and not _isolated(target) and not _concurrent(target)
+    return (len(spec.items) * (3 if spec.restart_between_legs else 1) * (2 if _isolated(target) else 1)
+            * (3 if one_at_a_time else 1))
 
 
 def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas: Sequence[str] = (), *,
