@@ -43,6 +43,7 @@ class Outcome:
     failed: dict[str, str] = field(default_factory=dict)
     declined: dict[str, str] = field(default_factory=dict)
 
+
 STDERR_TAIL = 1500  # characters of a failed job's stderr shown with its error
 
 
@@ -104,9 +105,12 @@ def run_jobs(names: Sequence[str], costs: dict[str, float], arenas: Sequence[str
             os.close(write_fd)
             ended: dict[str, Any] | None = None
             with os.fdopen(read_fd, encoding="utf-8") as events:
-                for line in events:
-                    event = json.loads(line)
-                    kind = event.pop("ev")
+                for line in events:  # read to the end whatever happens, or the job blocks on a full pipe
+                    try:
+                        event = json.loads(line)
+                        kind = event.pop("ev")
+                    except (ValueError, KeyError, AttributeError):
+                        continue  # not an event: the job's account ("done") decides how it ended
                     with lock:
                         if kind == "say":
                             reporter.say(event["message"], event["level"])
