@@ -538,8 +538,9 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
 
         costs: dict[str, float] = {}
         for spec, _profile, name, target in plan:
-            costs[_job_name(name, target)] = costs.get(_job_name(name, target), 0.0) + cell_cost(spec, name, target)
-        outcome = run_jobs(list(costs), costs, list(dict.fromkeys(spec.name for spec, *_ in plan)), jobs=jobs,
+            job_name = _job_name(name, target)
+            costs[job_name] = costs.get(job_name, 0.0) + cell_cost(spec, name, target)
+        outcome = run_jobs(costs, list(dict.fromkeys(spec.name for spec, *_ in plan)), jobs=jobs,
                            out=out, timeout=timeout, concurrency=concurrency, reporter=reporter,
                            total=sum(len(spec.items) for spec, *_ in plan))
         made = Evaluation(outcome.runs)

@@ -82,16 +82,17 @@ class Lines:
         self.send(ev="finished", key=key, outcome=outcome)
 
 
-def run_jobs(names: Sequence[str], costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: Path,
+def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: Path,
              timeout: float, concurrency: int | None, reporter: Listener, total: int) -> Outcome:
-    """Run the matrix of `names` (adapters by name, releases as name@version) × `arenas` in up to `jobs`
-    processes (`arena matrix-job`); forward their progress to `reporter`; return every run."""
+    """Run the matrix of the adapters `costs` names, in plan order (by name, releases as name@version, with their
+    cells' expected cost) × `arenas` in up to `jobs` processes (`arena matrix-job`); forward their progress to
+    `reporter`; return every run."""
     from arena.report.matrix import load_run
     from arena.results import ItemResult
 
     lock = threading.Lock()
     done = Outcome()
-    parts = groups({n: costs[n] for n in names}, jobs)
+    parts = groups(costs, jobs)
     reporter.say(f"{len(parts)} jobs: " + " | ".join(", ".join(p) for p in parts), "info")
     reporter.started("matrix", "matrix (items)", total)
 

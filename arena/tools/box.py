@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import os
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from arena.per_process import PerProcess
 from arena.trace import TraceRecorder
 from arena.types import ToolSpec
 
@@ -98,22 +98,17 @@ class LocalToolBox:
         return self.executor.execute(name, args, call_id)
 
 
-_loopback_lock = threading.Lock()
-_loopback_client: tuple[int, Any] | None = None  # (the process that built it, its httpx.Client)
+def _client() -> Any:
+    import httpx  # only workers need it; keeps `arena list` from paying for it
+
+    from arena.http import tls
+
+    return httpx.Client(trust_env=False, verify=tls())
 
 
-def _loopback() -> Any:
-    """One HTTP client per process for the calls to the harness: building one per call loaded the CA
-    certificates every time (most of a forked worker's own cost). Keyed by pid: a fork builds its own."""
-    global _loopback_client
-    with _loopback_lock:
-        if _loopback_client is None or _loopback_client[0] != os.getpid():
-            import httpx  # only workers need it; keeps `arena list` from paying for it
-
-            from arena.http import tls
-
-            _loopback_client = (os.getpid(), httpx.Client(trust_env=False, verify=tls()))
-        return _loopback_client[1]
+# One HTTP client per process for the calls to the harness: building one per call loaded the CA certificates
+# every time (most of a forked worker's own cost).
+_loopback: PerProcess[Any] = PerProcess(_client)
 
 
 class RemoteToolBox:
@@ -126,7 +121,7 @@ class RemoteToolBox:
 
     def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
         body: dict[str, Any] = {"args": args, **({"call_id": call_id} if call_id is not None else {})}
-        response = _loopback().post(f"{self.endpoint}/{name}", json=body, timeout=self._timeout)
+        response = _loopback.get().post(f"{self.endpoint}/{name}", json=body, timeout=self._timeout)
         response.raise_for_status()
         result: str = response.json()["result"]
         return result

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from arena.per_process import PerProcess
 
 NOW = "2026-11-01T09:00"  # the sandbox clock: fixed, so holds and dumps are deterministic
 HOLD_HOURS = 72
@@ -110,17 +110,9 @@ class Dump:
     ledger: dict[str, list[dict[str, Any]]]
 
 
-_fixtures_lock = threading.Lock()
-_fixtures: tuple[int, sqlite3.Connection] | None = None  # (the process that seeded it, the seeded database)
-
-
-def _seeded() -> sqlite3.Connection:
-    """The fixtures, seeded once per process in memory: every sandbox starts as a copy of them (seeding
-    ~11,000 seat rows per item was most of an item's cost). Call with `_fixtures_lock` held."""
-    global _fixtures
-    if _fixtures is None or _fixtures[0] != os.getpid():  # a forked worker seeds its own
-        _fixtures = (os.getpid(), Sandbox(":memory:", seed=True).db)
-    return _fixtures[1]
+# The fixtures, seeded once per process in memory: every sandbox starts as a copy of them (seeding ~11,000 seat
+# rows per item was most of an item's cost). A forked worker seeds its own.
+_fixtures: PerProcess[sqlite3.Connection] = PerProcess(lambda: Sandbox(":memory:", seed=True).db)
 
 
 class Sandbox:
@@ -133,8 +125,8 @@ class Sandbox:
         if seed:
             self._seed()
         else:
-            with _fixtures_lock:
-                _seeded().backup(self.db)
+            with _fixtures.lock:  # one copy at a time from the shared connection
+                _fixtures.get().backup(self.db)
 
     # -- fixtures ------------------------------------------------------------------------------------
 

@@ -51,11 +51,11 @@ def test_a_process_calls_the_harness_through_one_client(server, monkeypatch):
     try:
         remote = RemoteToolBox(endpoint, rooms.SPECS)
         remote.call("search_rooms", {"capacity": 2, "day": "Friday"})
-        client = box._loopback()
+        client = box._loopback.get()
         remote.call("search_rooms", {"capacity": 4, "day": "Monday"})
-        assert box._loopback() is client and len(rec.tool_calls()) == 2
-        monkeypatch.setattr(box.os, "getpid", lambda: -1)  # as a forked child sees it
-        assert box._loopback() is not client
+        assert box._loopback.get() is client and len(rec.tool_calls()) == 2
+        monkeypatch.setattr("arena.per_process.os.getpid", lambda: -1)  # as a forked child sees it
+        assert box._loopback.get() is not client
     finally:
         server.unregister(endpoint)
 

@@ -61,7 +61,7 @@ class Count(Silent):
 
 def test_a_job_that_fails_is_an_error_with_its_reason_and_the_other_jobs_runs_are_kept(tmp_path: Path):
     reporter = Count()
-    made = run_jobs(["vanilla", "no_such_adapter"], {"vanilla": 2.0, "no_such_adapter": 1.0}, ["approval_gate"],
+    made = run_jobs({"vanilla": 2.0, "no_such_adapter": 1.0}, ["approval_gate"],
                     jobs=2, out=tmp_path, timeout=60, concurrency=None, reporter=reporter, total=24)
     assert [r.adapter for r in made.runs] == ["vanilla", "vanilla"]  # both of approval_gate's profiles
     assert reporter.results == 24
