@@ -68,6 +68,26 @@ from arena.types import (
 )
 
 
+class LegTools:
+    """The tool box the agent's tools call, pointed at each leg's own by `use`."""
+
+    def __init__(self) -> None:
+        self._tools: Any = None
+
+    def use(self, tools: Any) -> None:
+        self._tools = tools
+
+    @property
+    def specs(self) -> Any:
+        return self._tools.specs
+
+    def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
+        return str(self._tools.call(name, args, call_id=call_id))
+
+    async def acall(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
+        return str(await self._tools.acall(name, args, call_id=call_id))
+
+
 class PydanticAIAdapter:
     order = 40  # where it stands in `arena list` and the reports (lower first)
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
@@ -159,6 +179,9 @@ class PydanticAIAdapter:
     def __init__(self) -> None:
         self._agent: Any = None
         self._provider: Any = None
+        # The agent is built once per instance; its tools call the tool box of the leg that runs (a resumed
+        # leg's tool box is its own: the harness may hold or fault its calls), pointed at it by each leg.
+        self._leg_tools = LegTools()
 
     async def aclose(self) -> None:
         if self._provider is not None:
@@ -170,21 +193,21 @@ class PydanticAIAdapter:
     # Hooks for a subclass (pydantic_ai_dbos): the same agent, its harness calls and construction wrapped.
 
     def _tools(self, ctx: LegContext) -> Any:
-        """The tool box the tools' bodies call (the harness's, as it is)."""
-        return ctx.tools
+        """The tool box the tools' bodies call: this leg's, as the harness gives it."""
+        self._leg_tools.use(ctx.tools)
+        return self._leg_tools
 
     def _agent_options(self, ctx: LegContext) -> dict[str, Any]:
         """Extra keyword arguments for `Agent(...)` (none)."""
         return {}
 
     def _build(self, ctx: LegContext) -> Any:
+        tools = self._tools(ctx)
         if self._agent is not None:
             return self._agent
         from pydantic_ai import Agent, ApprovalRequired, CallDeferred, DeferredToolRequests, RunContext, Tool
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.providers.openai import OpenAIProvider
-
-        tools = self._tools(ctx)
 
         def body_tool(spec: ToolSpec) -> Any:
             """A tool whose body pauses: prepare, then `ApprovalRequired` until the call is approved; pydantic-ai

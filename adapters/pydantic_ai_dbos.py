@@ -83,7 +83,7 @@ from arena.for_adapters import (
     LegContext,
     LegResult,
 )
-from arena_builtins.adapters.pydantic_ai import PydanticAIAdapter
+from arena_builtins.adapters.pydantic_ai import LegTools, PydanticAIAdapter
 
 AGENT_NAME = "arena_agent"  # DBOS step names derive from it (`arena_agent__model.request`)
 WORKFLOW_NAME = "arena_pydantic_ai_dbos.leg"
@@ -150,22 +150,9 @@ def _workflow() -> Any:
     return _WORKFLOW
 
 
-class _StepTools:
-    """The harness's tool box, each call a DBOS step inside a workflow (the documented `@DBOS.step` for a
+class _StepTools(LegTools):
+    """The leg's tool box, each call a DBOS step inside a workflow (the documented `@DBOS.step` for a
     function tool's I/O): a recovered workflow gets a recorded answer back instead of calling again."""
-
-    def __init__(self, tools: Any) -> None:
-        self._tools = tools
-
-    def use(self, tools: Any) -> None:
-        self._tools = tools
-
-    @property
-    def specs(self) -> Any:
-        return self._tools.specs
-
-    def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
-        return str(self._tools.call(name, args, call_id=call_id))
 
     async def acall(self, name: str, args: dict[str, Any], call_id: str | None = None) -> str:
         DBOS = _dbos().DBOS
@@ -241,14 +228,10 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
     def __init__(self) -> None:
         super().__init__()
         self._launched = False
-        # the agent is built once per instance; its tools call this leg's tool box (each leg's ctx gives its own)
-        self._step_tools = _StepTools(None)
+        self._leg_tools = _StepTools()  # each call a DBOS step
         self._loop_executor: Any = None
 
     # -- the agent: pydantic_ai's, made durable --------------------------------------------------------
-
-    def _tools(self, ctx: LegContext) -> Any:
-        return self._step_tools
 
     def _agent_options(self, ctx: LegContext) -> dict[str, Any]:
         _dbos()
@@ -276,7 +259,6 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
         recovers whatever workflow a killed process left PENDING there)."""
         global _CURRENT
         dbos = _dbos()
-        self._step_tools.use(ctx.tools)
         self._build(ctx)
         _workflow()
         if _CURRENT is not None and _CURRENT is not self and _CURRENT._launched:
