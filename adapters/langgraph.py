@@ -136,6 +136,15 @@ class LangGraphAdapter:
                     "(LangGraph docs, persistence and interrupts: a resumed node re-runs from its start)"
                 ),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "graph.astream(input, config, stream_mode=['updates', 'messages']) read to its end (the model's "
+                    "tokens, each node's update: AIMessage tool calls, ToolMessages, the '__interrupt__' update); "
+                    "the paused state read back with graph.aget_state(config)"
+                ),
+            ),
         ),
     )
 
@@ -207,7 +216,12 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
         if isinstance(graph_input, (Decision, DecisionSet)):
             graph_input = _resume_command(state.get("pause", {}), graph_input)
         with tracing_context(enabled=False):  # no LangSmith tracing, whatever the environment says
-            output = await agent.ainvoke(graph_input, config, version="v2")
+            if ctx.stream:  # as a UI runs it: the stream read to its end, then the thread's state as checkpointed
+                await _tell(agent.astream(graph_input, config, stream_mode=["updates", "messages"]), ctx)
+                snapshot = await agent.aget_state(config)
+                output = {**snapshot.values, "__interrupt__": snapshot.interrupts}
+            else:
+                output = await agent.ainvoke(graph_input, config, version="v2")
     if hasattr(output, "interrupts"):
         values, interrupts = output.value, output.interrupts
     else:  # langgraph before 1.1 (`-a langgraph@1.0.10`): the state dict, its interrupts under "__interrupt__"
@@ -220,6 +234,38 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
             return LegResult.suspended(several, handle)
         return LegResult.suspended(_pending(interrupts[0].value, messages), handle)
     return LegResult.finished(_text(messages[-1].content) if messages else "")
+
+
+async def _tell(stream: Any, ctx: LegContext) -> None:
+    """Read a streamed leg to its end, handing over what its updates tell: each AIMessage's tool calls, each
+    ToolMessage (a tool's result), each interrupt of the '__interrupt__' update (the call it waits on). The
+    'messages' mode (the model's tokens) is read too, as a UI shows them, and tells nothing of tools."""
+    async for mode, chunk in stream:
+        if mode != "updates" or not isinstance(chunk, dict):
+            continue
+        for node, update in chunk.items():
+            if node == "__interrupt__":
+                for interrupt in update or ():
+                    for tool, call_id in _waits_on(interrupt.value):
+                        ctx.told("pause", tool, call_id)
+                continue
+            messages = update.get("messages") if isinstance(update, dict) else None
+            for message in messages if isinstance(messages, list) else ():
+                for call in getattr(message, "tool_calls", None) or ():
+                    ctx.told("tool_call", call["name"], call.get("id"))
+                if getattr(message, "type", None) == "tool":
+                    ctx.told("tool_result", str(message.name), message.tool_call_id, _text(message.content))
+
+
+def _waits_on(value: Any) -> list[tuple[str, str | None]]:
+    """(tool, call id) of each call an interrupt's value says the run waits on."""
+    if _is_call_request(value):
+        return [(value["name"], value.get("tool_call_id"))]
+    if _is_gate_request(value):  # the batched request names no call ids
+        return [(a["name"], None) for a in value["action_requests"]]
+    if isinstance(value, dict) and "tool" in value:
+        return [(value["tool"], value.get("call_id"))]
+    return []
 
 
 def _pause_of(interrupts: Any, messages: list[Any]) -> dict[str, Any]:

@@ -109,6 +109,15 @@ class OpenAIAgentsAdapter:
                     "serialise the state to resume later)"
                 ),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "Runner.run_streamed(...) and its stream_events() read to their end (run item events "
+                    "tool_called, tool_output); then RunResultStreaming.interruptions and to_state(), as after "
+                    "Runner.run (the stream has no event of its own for a pending approval)"
+                ),
+            ),
         ),
     )
 
@@ -182,21 +191,41 @@ class OpenAIAgentsAdapter:
 
     # -- legs ------------------------------------------------------------------------------------
 
-    async def start(self, ctx: LegContext) -> LegResult:
+    async def _run(self, agent: Any, run_input: Any, ctx: LegContext, names: dict[str, str] | None = None) -> Any:
+        """`Runner.run`, or in a streamed leg `Runner.run_streamed` with its events read to the end, handing over
+        each tool call and tool output they tell (`names`: the held calls' tools, whose outputs a resumed
+        stream gives by call id only)."""
         from agents import Runner
 
+        if not ctx.stream:
+            return await Runner.run(agent, run_input, run_config=self._run_config(), max_turns=MAX_TURNS)
+        result = Runner.run_streamed(agent, run_input, run_config=self._run_config(), max_turns=MAX_TURNS)
+        names = dict(names or {})
+        async for event in result.stream_events():
+            if event.type != "run_item_stream_event":
+                continue
+            raw = event.item.raw_item
+            call_id = _field(raw, "call_id") or _field(raw, "id")
+            if event.name == "tool_called":
+                names[str(call_id)] = str(_field(raw, "name"))
+                ctx.told("tool_call", names[str(call_id)], call_id)
+            elif event.name == "tool_output":
+                ctx.told("tool_result", names.get(str(call_id), "?"), call_id, str(getattr(event.item, "output", "")))
+        return result
+
+    async def start(self, ctx: LegContext) -> LegResult:
         agent = self._build(ctx)
-        result = await Runner.run(agent, ctx.item.input, run_config=self._run_config(), max_turns=MAX_TURNS)
-        return self._outcome(result)
+        return self._outcome(await self._run(agent, ctx.item.input, ctx))
 
     async def resume(self, state: str, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
-        from agents import RunState, Runner
+        from agents import RunState
 
         agent = self._build(ctx)
         run_state = await RunState.from_string(agent, state)
         interruptions = run_state.get_interruptions()
         if not interruptions:
             return LegResult.errored("the restored run state holds no pending approval")
+        names = {str(i.call_id): str(i.name) for i in interruptions}
         if isinstance(decision, DecisionSet):
             # One decision per held call, by call id. The SDK has no way to run a call with other arguments
             # (approve() takes none, and a call's arguments are fingerprinted in the state), so an edit is
@@ -212,8 +241,7 @@ class OpenAIAgentsAdapter:
                     run_state.approve(item)
                 else:
                     run_state.reject(item, rejection_message=d.as_text())
-            result = await Runner.run(agent, run_state, run_config=self._run_config(), max_turns=MAX_TURNS)
-            return self._outcome(result)
+            return self._outcome(await self._run(agent, run_state, ctx, names))
         item = self._approval_item(interruptions)
         self._decision = decision
         gated = item.name in self._gated
@@ -222,8 +250,7 @@ class OpenAIAgentsAdapter:
             run_state.reject(item, rejection_message=decision.as_text())
         else:
             run_state.approve(item)
-        result = await Runner.run(agent, run_state, run_config=self._run_config(), max_turns=MAX_TURNS)
-        return self._outcome(result)
+        return self._outcome(await self._run(agent, run_state, ctx, names))
 
     def _approval_item(self, interruptions: list[Any]) -> Any:
         """The pending call on a tool declared with needs_approval (the approval tool or a gated tool)."""
@@ -242,3 +269,8 @@ class OpenAIAgentsAdapter:
             return LegResult.suspended(pending, result.to_state().to_string())
         output = result.final_output
         return LegResult.finished(output if isinstance(output, str) else str(output or ""))
+
+
+def _field(raw: Any, key: str) -> Any:
+    """A field of a run item's raw item, a model object or a dict."""
+    return raw.get(key) if isinstance(raw, dict) else getattr(raw, key, None)

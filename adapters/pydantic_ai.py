@@ -173,6 +173,14 @@ class PydanticAIAdapter:
                     "history)"
                 ),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "agent.run_stream_events(...) read to its end (FunctionToolCallEvent, FunctionToolResultEvent, "
+                    "DeferredToolRequestsEvent for the paused calls); the run's result from its AgentRunResultEvent"
+                ),
+            ),
         ),
     )
 
@@ -277,7 +285,7 @@ class PydanticAIAdapter:
 
     async def start(self, ctx: LegContext) -> LegResult:
         agent = self._build(ctx)
-        result = await agent.run(ctx.item.input)
+        result = await self._run(agent, ctx, user_prompt=ctx.item.input)
         return self._outcome(result, ctx)
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
@@ -286,8 +294,33 @@ class PydanticAIAdapter:
         agent = self._build(ctx)
         history = ModelMessagesTypeAdapter.validate_json(state["messages"])
         results = self._deferred_results(state, decision)
-        result = await agent.run(message_history=history, deferred_tool_results=results)
+        result = await self._run(agent, ctx, message_history=history, deferred_tool_results=results)
         return self._outcome(result, ctx)
+
+    @staticmethod
+    async def _run(agent: Any, ctx: LegContext, **run: Any) -> Any:
+        """`agent.run(...)`, or in a streamed leg `agent.run_stream_events(...)` read to its end, handing over each
+        tool call, each tool's return and each deferred (paused) call its events tell; the run's result."""
+        if not ctx.stream:
+            return await agent.run(**run)
+        from pydantic_ai import AgentRunResultEvent, DeferredToolRequestsEvent, FunctionToolCallEvent, FunctionToolResultEvent
+        from pydantic_ai.messages import ToolReturnPart
+
+        result = None
+        async with agent.run_stream_events(**run) as events:
+            async for event in events:
+                if isinstance(event, FunctionToolCallEvent):
+                    ctx.told("tool_call", event.part.tool_name, event.part.tool_call_id)
+                elif isinstance(event, FunctionToolResultEvent) and isinstance(event.part, ToolReturnPart):
+                    ctx.told("tool_result", event.part.tool_name, event.part.tool_call_id, event.part.model_response_str())
+                elif isinstance(event, DeferredToolRequestsEvent):
+                    for part in [*event.requests.calls, *event.requests.approvals]:
+                        ctx.told("pause", part.tool_name, part.tool_call_id)
+                elif isinstance(event, AgentRunResultEvent):
+                    result = event.result
+        if result is None:
+            raise RuntimeError("the event stream ended without the run's result (AgentRunResultEvent)")
+        return result
 
     @staticmethod
     def _deferred_results(state: dict[str, Any], decision: Decision | DecisionSet) -> Any:

@@ -40,6 +40,31 @@ async def create(client: Any, model: str, messages: list[dict[str, Any]], tools:
     would send anyway, as the dicts are already the wire format (tests/adapters/test_vanilla.py compares them)."""
     return await client.chat.completions.create(model=model, messages=[], tools=[],
                                                 extra_body={"messages": messages, "tools": tools})
+
+
+async def create_streamed(client: Any, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+                          ) -> tuple[str | None, list[dict[str, Any]]]:
+    """The same request streamed (`stream=True`), read to its end: the answer's text and its tool calls, each
+    assembled from its deltas by index (the id and name in the first, the arguments split over the rest)."""
+    stream = await client.chat.completions.create(model=model, messages=[], tools=[], stream=True,
+                                                  stream_options={"include_usage": True},
+                                                  extra_body={"messages": messages, "tools": tools})
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    async for chunk in stream:
+        for choice in chunk.choices:
+            if choice.delta.content:
+                text.append(choice.delta.content)
+            for delta in choice.delta.tool_calls or []:
+                call = calls.setdefault(delta.index, {"id": None, "type": "function",
+                                                      "function": {"name": "", "arguments": ""}})
+                call["id"] = delta.id or call["id"]
+                if delta.function is not None:
+                    call["function"]["name"] += delta.function.name or ""
+                    call["function"]["arguments"] += delta.function.arguments or ""
+    return ("".join(text) if text or not calls else None), [calls[i] for i in sorted(calls)]
+
+
 # pauses already resumed in this process: the record that makes a resume happen once, whatever copy of
 # the paused state comes back
 _RESUMED: set[str] = set()
@@ -91,6 +116,12 @@ class VanillaAdapter:
                 kind="emulated",
                 mechanism="every gated call of the turn held by the loop; each decided by its call id",
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism="chat.completions.create(stream=True) read to its end, tool calls assembled from their "
+                          "deltas; the loop tells each call, each result and the pause",
+            ),
         ),
     )
 
@@ -126,20 +157,20 @@ class VanillaAdapter:
         body = next((s for s in ctx.body_pause_tools if s.name == name), None)
         if body is not None and state.prepared is not None:  # paused inside the tool's body: finish it
             result = await bodypause.finish(self._tools(ctx, paused["id"]), body, state.prepared, decision)
+            ctx.told("tool_result", name, paused["id"], result)
         elif name in ctx.gated_tools:  # a gated tool: approval lets it execute, a denial is its result
             if decision.approved:
-                result = await self._tools(ctx, paused["id"]).acall(name, parse_args(paused["function"]["arguments"]))
+                result = await self._run(ctx, paused)
             else:
-                result = decision.as_text()
+                result = self._answered(ctx, paused, decision.as_text())
         else:  # the approval tool: the decision is its result
-            result = decision.as_text()
+            result = self._answered(ctx, paused, decision.as_text())
         messages.append({"role": "tool", "tool_call_id": paused["id"], "content": result})
         for call in state.held:
             if decision.approved:
-                result = await self._tools(ctx, call["id"]).acall(call["function"]["name"],
-                                                                  parse_args(call["function"]["arguments"]))
+                result = await self._run(ctx, call)
             else:
-                result = "NOT EXECUTED: the approval was denied"
+                result = self._answered(ctx, call, "NOT EXECUTED: the approval was denied")
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return await self._loop(messages, ctx)
 
@@ -149,6 +180,20 @@ class VanillaAdapter:
     def _tools(self, ctx: LegContext, call_id: str) -> Any:
         """The tools one call of the model runs with (a subclass may hand them the call's id)."""
         return ctx.tools
+
+    async def _run(self, ctx: LegContext, call: dict[str, Any], args: dict[str, Any] | None = None) -> str:
+        """Run one call of the model (with `args` when the human edited them); a streamed leg tells its result."""
+        name = call["function"]["name"]
+        result = str(await self._tools(ctx, call["id"]).acall(
+            name, parse_args(call["function"]["arguments"]) if args is None else args))
+        ctx.told("tool_result", name, call["id"], result)
+        return result
+
+    @staticmethod
+    def _answered(ctx: LegContext, call: dict[str, Any], result: str) -> str:
+        """A call answered without running (a decision, a denial): a streamed leg tells it as the call's result."""
+        ctx.told("tool_result", call["function"]["name"], call["id"], result)
+        return result
 
     def _admit(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> None:
         """Refuse a malformed resume, and a second resume of the same pause, before anything runs."""
@@ -164,15 +209,14 @@ class VanillaAdapter:
         for call in state.turn:
             name, args = call["function"]["name"], parse_args(call["function"]["arguments"])
             if name not in gated:
-                result = await self._tools(ctx, call["id"]).acall(name, args)
+                result = await self._run(ctx, call, args)
             else:
                 decision = decisions.for_call(call["id"])
                 assert decision is not None  # `_check` refused a set that leaves a held call undecided
                 if decision.approved:
-                    result = await self._tools(ctx, call["id"]).acall(
-                        name, decision.args if decision.args is not None else args)
+                    result = await self._run(ctx, call, decision.args if decision.args is not None else args)
                 else:
-                    result = decision.as_text()
+                    result = self._answered(ctx, call, decision.as_text())
             state.messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return await self._loop(state.messages, ctx)
 
@@ -191,18 +235,25 @@ class VanillaAdapter:
         ]
         for _ in range(MAX_TURNS):
             self._persist(messages)
-            response = await create(client, ctx.model.name, messages, tools)
-            message = response.choices[0].message
-            calls = [tc.model_dump(include={"id", "type", "function"}) for tc in message.tool_calls or []]
-            messages.append({"role": "assistant", "content": message.content, **({"tool_calls": calls} if calls else {})})
+            if ctx.stream:
+                content, calls = await create_streamed(client, ctx.model.name, messages, tools)
+                for call in calls:
+                    ctx.told("tool_call", call["function"]["name"], call["id"])
+            else:
+                message = (await create(client, ctx.model.name, messages, tools)).choices[0].message
+                content = message.content
+                calls = [tc.model_dump(include={"id", "type", "function"}) for tc in message.tool_calls or []]
+            messages.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
             self._persist(messages)
             if not calls:
-                return LegResult.finished(message.content or "")
+                return LegResult.finished(content or "")
             approval = self._pause_call(calls, pause_names)
             gated = [c for c in calls if c["function"]["name"] in ctx.gated_tools]
             if len(gated) > 1 and approval is not None and approval in gated:  # several calls await the human
                 pending = [PendingRequest(tool=c["function"]["name"], args=parse_args(c["function"]["arguments"]),
                                           call_id=c["id"]) for c in gated]
+                for c in gated:
+                    ctx.told("pause", c["function"]["name"], c["id"])
                 return LegResult.suspended(pending, _Paused(messages, approval, turn=calls))
             if approval is not None:
                 held = [c for c in calls if c is not approval]
@@ -212,16 +263,17 @@ class VanillaAdapter:
                     prepared = await bodypause.prepare(self._tools(ctx, approval["id"]), body, args)
                     if bodypause.ready(prepared):
                         pending = bodypause.pending(body, args, prepared, approval["id"])
+                        ctx.told("pause", body.name, approval["id"])
                         return LegResult.suspended(pending, _Paused(messages, approval, held, prepared))
                     messages.append({"role": "tool", "tool_call_id": approval["id"],
-                                     "content": bodypause.refused(prepared)})
+                                     "content": self._answered(ctx, approval, bodypause.refused(prepared))})
                     calls = held
                 else:
                     pending = PendingRequest(tool=approval["function"]["name"], args=args, call_id=approval["id"])
+                    ctx.told("pause", pending.tool, approval["id"])
                     return LegResult.suspended(pending, _Paused(messages, approval, held))
             for call in calls:
-                result = await self._tools(ctx, call["id"]).acall(call["function"]["name"],
-                                                                  parse_args(call["function"]["arguments"]))
+                result = await self._run(ctx, call)
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return LegResult.errored(f"no final answer after {MAX_TURNS} model turns")
 

@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
-from arena.tools.box import parse_args
 from arena.types import Channel, Decision, DecisionSet, LegContext, LegResult, ToolKind
 from arena.worker.procs import alive, start_time
 from arena_builtins.adapters.vanilla import VanillaAdapter, _check, _Paused
@@ -188,7 +187,5 @@ class VanillaDurableAdapter(VanillaAdapter):
         answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
         for call in calls:
             if call["id"] not in answered:
-                result = await self._tools(ctx, call["id"]).acall(call["function"]["name"],
-                                                                  parse_args(call["function"]["arguments"]))
-                messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": await self._run(ctx, call)})
         return await self._loop(messages, ctx)

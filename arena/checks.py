@@ -557,9 +557,82 @@ def no_replay(s: Scoring) -> CheckResult:
 
 
 def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec,
-               declared: Capabilities | None = None) -> list[CheckResult]:
-    """The item's declared checks, then the universal ones."""
+               declared: Capabilities | None = None, stream: bool = False) -> list[CheckResult]:
+    """The item's declared checks, then the universal ones (and, in a streamed run, `stream_matches_run`)."""
     scoring = Scoring(item=item, trace=trace, arena=arena, declared=declared or Capabilities())
     universal = UNIVERSAL if arena.universal is None else arena.universal
     names = [*item.checks, *(n for n in universal if n not in item.checks and n not in item.exempt)]
+    if stream and STREAM_CHECK not in names:
+        names.append(STREAM_CHECK)
     return [named(arena, name)(scoring) for name in names]
+
+
+# -- streamed runs ------------------------------------------------------------------------------------------
+
+STREAM_CHECK = "stream_matches_run"
+
+
+def _denied_before(trace: list[TraceEvent], tool: str, seq: int) -> bool:
+    """Whether the human denied a call of `tool` before `seq` (a framework streams the denial as its result)."""
+    for e in trace:
+        if e.type != "resumed" or e.seq >= seq:
+            continue
+        for d in ([e.decision] if e.decision is not None else []) + list(e.decisions or []):
+            if not d.approved and (d.match is None or d.match.get("tool") in (None, tool)):
+                return True
+    return False
+
+
+@check
+def stream_matches_run(s: Scoring) -> CheckResult:
+    """In a streamed run, what the framework's stream told the application (handed over by the adapter as it read
+    it) matches what the harness saw: a tool the stream says returned ran, in the tool log before the stream said
+    so (a denied call's result excepted: that is the denial, not a run); a call it says the model made is one the
+    model asked for; a pause it announces is one the leg stopped at. A result reported again for a call that ran
+    (a resumed stream repeating it) is the same truth. Tools that are not the arena's (a framework's own) are not
+    the harness's to check."""
+    name = STREAM_CHECK
+    trace = s.events
+    told = [e for e in trace if e.type == "streamed" and e.tool in s.arena_tools]
+    ran = [e for e in trace if e.type == "tool_call" and not (e.result or "").startswith("ERROR: item sealed")]
+    if not told:
+        if ran:
+            return fail(name, f"{len(ran)} tool call(s) ran and the stream told of none (nothing handed over)")
+        return ok(name, "nothing ran and the stream told of nothing")
+    approval = {t.name for t in s.arena.tools if t.kind is ToolKind.approval}
+    asked = [(e.seq, str(c.get("id")), str(c.get("name"))) for e in model_calls(trace)
+             for c in (e.response or {}).get("tool_calls") or []]
+    used: set[int] = set()  # tool log entries without a call id, each matched to one streamed result
+    backed: set[str] = set()  # call ids whose run backs their reported results
+    for e in told:
+        tool, kind, call = str(e.tool), e.text, e.call_id
+        if kind == "tool_call":
+            if not any(seq < e.seq and n == tool and (call is None or i == call) for seq, i, n in asked):
+                return fail(name, f"the stream said the model called {tool}" + (f" ({call})" if call else "")
+                            + "; the model asked for no such call")
+        elif kind == "tool_result":
+            if tool in approval:  # its result is the human's decision, delivered by a resume
+                if any(r.type == "resumed" and r.seq < e.seq for r in trace):
+                    continue
+                return fail(name, f"the stream gave {tool} a result before any decision was delivered")
+            of_tool = [r for r in ran if r.seq < e.seq and (r.tool == tool or str(r.tool).startswith(tool + "."))]
+            if call is not None and (call in backed or any(r.call_id == call for r in of_tool)):
+                backed.add(call)  # that call ran (a stream may report its result again, on a resume)
+                continue
+            match = next((r for r in of_tool if r.seq not in used and r.call_id is None), None)
+            if match is not None:  # the tool log has no ids here: one run backs one reported result
+                used.add(match.seq)
+                if call is not None:
+                    backed.add(call)
+            elif not _denied_before(trace, tool, e.seq):
+                return fail(name, f"the stream said {tool} ran" + (f" ({call})" if call else "")
+                            + "; the tool log shows it did not")
+        elif kind == "pause":
+            # the leg stopped there: a `suspended` event, or a director's replayed resume that ended suspended
+            if not any(r.leg == e.leg and r.seq > e.seq and (r.type == "suspended" or
+                                                             (r.type == "replayed" and r.result == "suspended"))
+                       for r in trace):
+                return fail(name, f"the stream announced a pause on {tool}; the leg did not stop there")
+    counts = {k: sum(1 for e in told if e.text == k) for k in ("tool_call", "tool_result", "pause")}
+    return ok(name, f"the stream told of {counts['tool_call']} call(s), {counts['tool_result']} result(s) and "
+                    f"{counts['pause']} pause(s); each matches the tool log and the model's answers")

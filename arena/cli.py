@@ -206,6 +206,9 @@ def run_cmd(
     junit: Annotated[Optional[Path], typer.Option(help="also write a JUnit XML report of every adapter run here")] = None,
     baseline: Annotated[Optional[Path], typer.Option(
         help="a matrix.json, run directory or folder of them: list regressions against it, exit 4 if any")] = None,
+    stream: Annotated[bool, typer.Option("--stream", help=(
+        "stream every leg through the framework's streaming API and check what the stream tells; adapters that "
+        "cannot are not measured"))] = False,
 ) -> None:
     """Run ARENA on the adapters given with -a (default: every installed one); write a run directory per adapter
     and print the results."""
@@ -236,7 +239,8 @@ def run_cmd(
     reporter = _RunProgress()
     try:
         runs = evaluate(arena_name, adapter or [], model=model, base_url=base_url, items=item, out=out, timeout=timeout,
-                        concurrency=concurrency, epochs=epochs, seed=seed, resume=resume, reporter=reporter)
+                        concurrency=concurrency, epochs=epochs, seed=seed, resume=resume, reporter=reporter,
+                        stream=stream)
     except SetupError as exc:  # an adapter@version whose release could not be looked up
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
@@ -419,6 +423,8 @@ def matrix_cmd(
     jobs: Annotated[int, typer.Option(
         "--jobs", help="run the matrix as this many processes of this machine (adapters split by cost)",
         min=1, max=16)] = 1,
+    stream: Annotated[bool, typer.Option("--stream", help=(
+        "also run every cell of each adapter that streams (its installed release) streamed, as a row of its own"))] = False,
 ) -> None:
     """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
     import json
@@ -439,6 +445,8 @@ def matrix_cmd(
         _fail(f"no such directory: {missing[0]}")
     if jobs > 1 and (runs or shard is not None):
         _fail("--jobs runs the matrix in several processes of this machine; it goes with neither --runs nor --shard")
+    if stream and runs:
+        _fail("--stream runs streamed cells; --runs reads run directories (their streamed runs included): give one")
     if shard is not None:
         if runs:
             _fail("--shard runs a part of the matrix; --runs merges parts that were run: give one or the other")
@@ -463,7 +471,7 @@ def matrix_cmd(
         try:
             made = evaluate_matrix(adapter or [], arena_name or [], versions=versions, out=out / "runs",
                                    timeout=timeout, concurrency=concurrency, reporter=_MatrixProgress(), shard=shard,
-                                   jobs=jobs)
+                                   jobs=jobs, stream=stream)
         except SetupError as exc:  # an adapter@version whose release could not be looked up
             err.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(1) from None
@@ -501,7 +509,7 @@ def matrix_job_cmd(request: str) -> None:
     job = json.loads(request)
     lines = Lines(int(job["fd"]))
     made = evaluate_matrix(job["adapters"], job["arenas"], out=Path(job["out"]), timeout=job["timeout"],
-                           concurrency=job["concurrency"], reporter=lines)
+                           concurrency=job["concurrency"], reporter=lines, stream=bool(job.get("stream")))
     lines.send(ev="done", runs=[str(r.path) for r in made], failed=made.failed, declined=made.declined)
 
 

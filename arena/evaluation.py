@@ -29,6 +29,7 @@ from arena.paths import writable_dir
 from arena.report.matrix import Run, arena_order
 from arena.results import ItemResult, RunSummary
 from arena.spec import ArenaSpec
+from arena.streaming import streamed_label, why_not_streamed
 from arena.types import AdapterInfo, EvalItem, ResumableRunner
 
 Target = AdapterEntry | type[ResumableRunner]  # a catalog entry, or a class given as module:Class
@@ -251,8 +252,11 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
             timeout: float = 60.0, items: list[EvalItem] | None = None,
             on_result: Callable[[ItemResult], None] | None = None, base_url: str | None = None,
             concurrency: int = 1, resume: Path | None = None, epochs: int = 1, seed: int = 0,
-            say: Callable[[str, Level], None] = lambda message, level: None) -> Run:
+            say: Callable[[str, Level], None] = lambda message, level: None, stream: bool = False) -> Run:
     """Run one arena on one adapter with one model; write its run directory; return the run as written.
+
+    With `stream` every leg is streamed (the adapter's `stream` channel): the run is named
+    `<adapter> (streamed)` and its meta says `"stream": true`; an adapter without the channel is Declined.
 
     With `epochs` > 1 every item runs that many times (a resumed run completes its missing (item, epoch) pairs).
 
@@ -268,7 +272,7 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
     model_target = resolve_model(model, base_url, arena.accepted_profiles)
     info, version, factory, worker_start = _prepare(target, server, arena.restart_between_legs,
                                                     lambda message: say(message, "info"))
-    why = arena.declined(info)
+    why = arena.declined(info) or (why_not_streamed(info) if stream else None)
     if why is not None:
         raise Declined(why)
     items, not_measured = arena.items_for(info, items)
@@ -298,6 +302,9 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
             "epochs": epochs, "seed": seed, "target": _target_name(target)}
     if not_measured:  # only then: other runs' meta stays as it was
         meta["not_measured"] = not_measured
+    if stream:  # likewise
+        meta["stream"], meta["stream_mechanism"] = True, info.mechanism("stream")
+        adapter_name = streamed_label(adapter_name)
     done: list[ItemResult] = []
     if resume is not None:  # complete an interrupted run: only its missing items, into it
         run_dir, done = RunDir.reopen(resume)
@@ -317,7 +324,7 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
     fresh = run_items(factory, arena, todo, server=server, model=model_target, timeout_s=timeout,
                       on_result=record, on_late=run_dir.add_late, concurrency=concurrency,
                       spare_factory=_second_process(arena, target, info, worker_start, server, todo),
-                      epochs=epochs, seed=seed, skip=set(finished))
+                      epochs=epochs, seed=seed, skip=set(finished), stream=stream)
     if todo:  # what the last items left running still lands in late.jsonl: give it a last quiet period
         settle(lambda: run_dir.last_late, QUIET_S, QUIET_MAX_S)
     finished.update(((r.item_id, r.epoch), r) for r in fresh)
@@ -357,6 +364,7 @@ class _Resumed:
     status: str
     epochs: int
     seed: int
+    stream: bool = False
 
 
 def _resumable(path: Path, arena_name: str, adapters: Sequence[object], model: str | None,
@@ -388,17 +396,20 @@ def _resumable(path: Path, arena_name: str, adapters: Sequence[object], model: s
             raise UserError(f"--resume {str(path)!r} is a run with --{flag} {ran[flag]}; "
                             f"leave out --{flag} or give that one")
     return _Resumed(target=target, model=meta.get("model"), items=list(meta.get("items") or []), status=status,
-                    epochs=ran["epochs"], seed=ran["seed"])
+                    epochs=ran["epochs"], seed=ran["seed"], stream=bool(meta.get("stream")))
 
 
 def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunner]] = (), *,
              model: str | None = None, base_url: str | None = None, items: Sequence[str] | None = None,
              out: Path = Path("runs"), timeout: float = 180.0, concurrency: int | None = None,
              epochs: int | None = None, seed: int | None = None, resume: Path | None = None,
-             reporter: Reporter | None = None) -> Evaluation:
+             reporter: Reporter | None = None, stream: bool = False) -> Evaluation:
     """Run `arena` on each adapter (names as `arena run -a` takes them, or adapter classes; none: every
     installed one) with one model (a scripted profile, default the arena's first, or a real model
     `openai/<model>`), writing one run directory per adapter under `out`; return the runs.
+
+    With `stream` every leg drives the framework's streaming API (adapters without a `stream` channel are
+    declined: not measured).
 
     `resume` completes an interrupted run directory instead (its own adapter, model and items)."""
     from arena.model.resolve import ModelError, canonical_model, resolve_model, split_model
@@ -406,6 +417,7 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
     from arena.worker.envs import EnvError
 
     reporter = reporter or Silent()
+    out = Path(out)  # a str from a library caller too
     spec = _arena(arena)
     if model:  # openai:<model> is openai/<model>: one run directory name, one report row
         model = canonical_model(model, spec.accepted_profiles)
@@ -414,7 +426,7 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
     if resume is not None:
         resumed = _resumable(resume, spec.name, chosen, model, items, epochs, seed)
         chosen, model, items = [resumed.target], resumed.model, resumed.items
-        epochs, seed = resumed.epochs, resumed.seed
+        epochs, seed, stream = resumed.epochs, resumed.seed, resumed.stream
     epochs, seed = epochs or 1, seed or 0
     model = model or spec.profiles[0]
     run_items = spec.items
@@ -443,12 +455,12 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
     with HarnessServer() as server:
         for name, target in selected:
             key = f"{spec.name}/{name}/{model}"
-            reporter.started(key, name, len(run_items) * epochs)
+            reporter.started(key, streamed_label(name) if stream else name, len(run_items) * epochs)
             try:
                 run = run_one(spec, name, target, model, out, server, timeout=timeout, items=run_items,
                               on_result=partial(reporter.result, key), base_url=base_url,
                               concurrency=concurrency or default_concurrency(), resume=resume, epochs=epochs,
-                              seed=seed, say=reporter.say)
+                              seed=seed, say=reporter.say, stream=stream)
             except EnvError as exc:
                 done.failed[name] = str(exc)
                 reporter.finished(key, f"failed: {exc}")
@@ -466,15 +478,33 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
 
 # -- arena matrix ------------------------------------------------------------------------------------
 
-def matrix_plan(adapters: list[tuple[str, Target]], arena_names: Sequence[str]
-                ) -> list[tuple[ArenaSpec, str, str, Target]]:
-    """(arena spec, profile, adapter name, target) for every arena × its runnable profiles × adapter."""
-    plan: list[tuple[ArenaSpec, str, str, Target]] = []
+Cell = tuple[ArenaSpec, str, str, Target, bool]  # arena, profile, adapter name, target, streamed
+
+
+def matrix_plan(adapters: list[tuple[str, Target]], arena_names: Sequence[str], stream: bool = False) -> list[Cell]:
+    """(arena spec, profile, adapter name, target, streamed) for every arena × its runnable profiles × adapter;
+    with `stream`, each adapter that streams (its installed release) again, streamed, right after it."""
+    streaming = {name for name, target in adapters if stream and _streams(name, target)}
+    plan: list[Cell] = []
     for arena_name in sorted(arena_names, key=arena_order):
         spec = _arena(arena_name)
         for profile in spec.profiles:
-            plan.extend((spec, profile, name, target) for name, target in adapters)
+            for name, target in adapters:
+                plan.append((spec, profile, name, target, False))
+                if name in streaming:
+                    plan.append((spec, profile, name, target, True))
     return plan
+
+
+def _streams(name: str, target: Target) -> bool:
+    """Whether the matrix streams this adapter: the installed release of one with a `stream` channel its
+    framework supports (a pinned older release is run plain only)."""
+    from arena.versions import is_versioned
+
+    if is_versioned(name):
+        return False
+    cls = target.load() if isinstance(target, AdapterEntry) else target
+    return why_not_streamed(cls.info) is None
 
 
 def _job_name(name: str, target: Target) -> str:
@@ -499,7 +529,7 @@ def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
 def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas: Sequence[str] = (), *,
                     versions: bool = False, out: Path = Path("reports") / "runs", timeout: float = 180.0,
                     concurrency: int | None = None, reporter: Reporter | None = None,
-                    shard: str | None = None, jobs: int = 1) -> Evaluation:
+                    shard: str | None = None, jobs: int = 1, stream: bool = False) -> Evaluation:
     """Every arena (default: each that loads) × its scripted profiles × adapter (default: every installed
     one; with `versions`, also the default version set of older releases), one run directory each under
     `out`; return the runs. An adapter whose environment cannot be built is skipped for the rest.
@@ -508,11 +538,13 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     `out/shard-K-of-N.json` says what the plan was and how the shard ended (arena/shard.py).
 
     With `jobs` > 1 the adapters are split into that many processes of this machine, balanced by cost
-    (arena/jobs.py); their progress reaches `reporter` and their runs are returned as one evaluation's."""
+    (arena/jobs.py); their progress reaches `reporter` and their runs are returned as one evaluation's.
+
+    With `stream` every cell of an adapter that streams is run a second time streamed (`matrix_plan`)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from arena.server import HarnessServer
-    from arena.shard import Shard, assign, cell_key, write_manifest
+    from arena.shard import Shard, assign, write_manifest
     from arena.versions import default_set
     from arena.worker.envs import EnvError
 
@@ -522,6 +554,7 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     if jobs > 1 and part is not None:
         raise UserError("--jobs splits the matrix over this machine's processes, --shard over machines: give one")
     reporter = reporter or Silent()
+    out = Path(out)  # a str from a library caller too
     for name in arenas:
         _arena(name)
     wanted: list[str | type[ResumableRunner]] = list(adapters)
@@ -531,18 +564,18 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     if not selected:
         raise UserError("no adapter is installed here; see `arena list`")
     # every arena that loads (a broken plugin arena is left out, with one warning line)
-    plan = matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()])
+    plan = matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()], stream)
     writable_dir(out)
     if jobs > 1:
         from arena.jobs import run_jobs
 
         costs: dict[str, float] = {}
-        for spec, _profile, name, target in plan:
+        for spec, _profile, name, target, _streamed in plan:
             job_name = _job_name(name, target)
             costs[job_name] = costs.get(job_name, 0.0) + cell_cost(spec, name, target)
         outcome = run_jobs(costs, list(dict.fromkeys(spec.name for spec, *_ in plan)), jobs=jobs,
                            out=out, timeout=timeout, concurrency=concurrency, reporter=reporter,
-                           total=sum(len(spec.items) for spec, *_ in plan))
+                           total=sum(len(spec.items) for spec, *_ in plan), stream=stream)
         made = Evaluation(outcome.runs)
         made.failed, made.declined = outcome.failed, outcome.declined
         return made
@@ -550,19 +583,20 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     declined: dict[str, str] = {}
     failed: dict[str, str] = {}
     if part is not None:
-        shards = assign([(cell_key(spec.name, name, profile), cell_cost(spec, name, target))
-                         for spec, profile, name, target in plan], part.count)
-        plan = [c for c in plan if shards[cell_key(c[0].name, c[2], c[1])] == part.index]
+        shards = assign([(_cell_key(cell), cell_cost(cell[0], cell[2], cell[3])) for cell in plan], part.count)
+        plan = [c for c in plan if shards[_cell_key(c)] == part.index]
         write_manifest(out, part, shards, "started")
         reporter.say(f"shard {part}: {len(plan)} of {len(shards)} cells", "info")
     done = Evaluation()
     reporter.started("matrix", "matrix (items)", sum(len(spec.items) for spec, *_ in plan))
     with HarnessServer() as server, ThreadPoolExecutor(1, thread_name_prefix="arena-ahead") as ahead:
-        for n, (spec, profile, name, target) in enumerate(plan):
+        for n, cell in enumerate(plan):
+            spec, profile, name, target, streamed = cell
             if n + 1 < len(plan) and plan[n + 1][2] not in done.failed:
                 ahead.submit(_get_ready, plan[n + 1][0], plan[n + 1][3], server, reporter)
-            key = cell_key(spec.name, name, profile)
-            reporter.started(key, f"{name} · {spec.name} × {profile}", len(spec.items))
+            key = _cell_key(cell)
+            shown = streamed_label(name) if streamed else name
+            reporter.started(key, f"{shown} · {spec.name} × {profile}", len(spec.items))
             if name in done.failed:
                 failed[key] = done.failed[name]
                 reporter.finished(key, "skipped")
@@ -570,7 +604,7 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
             try:
                 run = run_one(spec, name, target, profile, out, server, timeout=timeout,
                               on_result=partial(reporter.result, key), concurrency=concurrency or default_concurrency(),
-                              say=reporter.say)
+                              say=reporter.say, stream=streamed)
             except EnvError as exc:
                 done.failed[name] = failed[key] = str(exc)
                 reporter.say(f"{name}: {exc}", "error")
@@ -589,11 +623,22 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     return done
 
 
+def _cell_key(cell: Cell) -> str:
+    from arena.shard import cell_key
+
+    spec, profile, name, _target, streamed = cell
+    return cell_key(spec.name, streamed_label(name) if streamed else name, profile)
+
+
 def run_summary_json(run: Run) -> str:
     """The one JSON line `arena run --json` prints for a run."""
     from arena.redact import redact
 
-    return redact(run.summary.model_dump_json()) if run.summary else "{}"
+    if not run.summary:
+        return "{}"
+    if not run.meta.get("stream"):
+        return redact(run.summary.model_dump_json())
+    return redact(json.dumps({**run.summary.model_dump(mode="json"), "stream": True}))
 
 
 __all__ = ["Declined", "Evaluation", "Reporter", "Silent", "cell_cost", "default_concurrency", "evaluate",

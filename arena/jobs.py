@@ -83,7 +83,7 @@ class Lines:
 
 
 def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: Path,
-             timeout: float, concurrency: int | None, reporter: Listener, total: int) -> Outcome:
+             timeout: float, concurrency: int | None, reporter: Listener, total: int, stream: bool = False) -> Outcome:
     """Run the matrix of the adapters `costs` names, in plan order (by name, releases as name@version, with their
     cells' expected cost) × `arenas` in up to `jobs` processes (`arena matrix-job`); forward their progress to
     `reporter`; return every run."""
@@ -99,7 +99,7 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
     def one(number: int, part: list[str]) -> None:
         read_fd, write_fd = os.pipe()
         request = {"adapters": part, "arenas": list(arenas), "out": str(out), "timeout": timeout,
-                   "concurrency": concurrency, "fd": write_fd}
+                   "concurrency": concurrency, "fd": write_fd, "stream": stream}
         with tempfile.TemporaryFile() as stderr:
             proc = subprocess.Popen([sys.executable, "-m", "arena", "matrix-job", json.dumps(request)], pass_fds=(write_fd,),
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)

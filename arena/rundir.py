@@ -56,7 +56,7 @@ def trace_name(item_id: str, epoch: int = 1) -> str:
 
 def safe_part(name: str, limit: int = 60) -> str:
     """A name as one harmless piece of a directory name: no separators, no leading dots, no odd characters."""
-    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).lstrip(".") or "_"
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).lstrip(".").rstrip("_") or "_"
     return cleaned[:limit]
 
 

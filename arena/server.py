@@ -25,6 +25,7 @@ from arena import catalog
 from arena.gateway import Channel, Gateway
 from arena.model.resolve import ModelTarget
 from arena.model.script import Policy
+from arena.streaming import LocalStreamLog
 from arena.tools.box import ToolExecutor, with_call_id
 from arena.trace import TraceRecorder
 
@@ -39,6 +40,7 @@ class HarnessServer:
                 Route("/items/{token}/v1/chat/completions", self.gateway.chat_completions, methods=["POST"]),
                 Route("/items/{token}/v1/models", self.gateway.models, methods=["GET"]),
                 Route("/tools/{token}/{name}", self._tool, methods=["POST"]),
+                Route("/streamed/{token}", self._streamed, methods=["POST"]),
                 Route("/{path:path}", self.gateway.unattributed_route, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
             ],
             lifespan=self._lifespan,
@@ -108,3 +110,15 @@ class HarnessServer:
         ids = with_call_id(body.get("call_id"))  # only where the adapter gave one
         result = await held(name, args, **ids) if held is not None else executor.execute(name, args, **ids)
         return JSONResponse({"result": result})
+
+    async def _streamed(self, request: Request) -> JSONResponse:
+        """What a worker's streamed leg read from its framework's stream, into the item's trace."""
+        executor = self._executors.get(request.path_params["token"])
+        if executor is None:
+            return JSONResponse({"error": "unknown tool session"}, 404)
+        body = await request.json()
+        kind = body.get("kind")
+        if kind not in ("tool_call", "tool_result", "pause") or not isinstance(body.get("tool"), str):
+            return JSONResponse({"error": "a streamed event needs a kind (tool_call, tool_result, pause) and a tool"}, 422)
+        LocalStreamLog(executor.recorder).told(kind, body["tool"], call_id=body.get("call_id"), result=body.get("result"))
+        return JSONResponse({"ok": True})

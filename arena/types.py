@@ -181,7 +181,8 @@ class LegResult(BaseModel):
         return cls(status="errored", error=error)
 
 
-EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed", "crashed"]
+EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed", "crashed",
+                    "streamed"]
 
 
 class TraceEvent(BaseModel):
@@ -200,7 +201,10 @@ class TraceEvent(BaseModel):
     raised), `text` its final text or error message. `crashed`: an arena's director killed the leg's process
     tree at a crash point of its own (`pid`: the process it killed, `text`: where); the run's recovery is a
     `resumed` event with `replay` "recover". A `tool_call` carries `call_id` when the adapter handed the tool
-    its framework's id for the call (the id a tool can de-duplicate by).
+    its framework's id for the call (the id a tool can de-duplicate by). `streamed`: in a streamed run, what
+    the framework's stream told the application as the adapter consumed it (`text`: `tool_call`, the model
+    called `tool`; `tool_result`, the tool ran and returned `result`; `pause`, the run is waiting for a human),
+    handed over by the adapter as it happened: a claim the checks hold against the tool log.
     """
 
     seq: int
@@ -248,7 +252,7 @@ class Capabilities(BaseModel):
     notes: str = ""
 
 
-ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover"]
+ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover", "stream"]
 RecoverWay = Literal["resume", "continue"]
 
 
@@ -264,6 +268,10 @@ class Channel(BaseModel):
       `ways` lists the recoveries it documents: `resume` (the state saved at the pause resumed again with the
       same decision) and `continue` (the run continued from what the framework persisted after the resume,
       without the decision: the adapter's `continue_run(state, ctx)`); none listed means `resume` alone.
+    - `stream`: with `LegContext.stream`, every leg drives the framework's streaming API and consumes the
+      stream to its end as a UI would, handing what it tells over through `LegContext.told`. `unsupported`:
+      the framework cannot stream a run that pauses (`mechanism` says why); such an adapter's streamed cells
+      are not measured, never emulated.
 
     `kind` says how (`native`, `emulated` by the adapter, `unsupported` by the framework: declared so,
     the items still run and show what happens without it); `mechanism` names the framework's API;
@@ -331,6 +339,17 @@ class AdapterInfo(BaseModel):
         return self.model_copy(update={"name": name, "channels": channels})
 
 
+StreamedKind = Literal["tool_call", "tool_result", "pause"]
+
+
+@runtime_checkable
+class StreamLog(Protocol):
+    """Where a streamed leg's events go as the adapter reads them from its framework's stream: the harness
+    records each in the item's trace at once (a `streamed` event), in order with the tool log."""
+
+    def told(self, kind: StreamedKind, tool: str, call_id: str | None = None, result: str | None = None) -> None: ...
+
+
 @runtime_checkable
 class ToolBox(Protocol):
     """Executes harness tools and records each call in the harness's log, wherever the adapter runs."""
@@ -354,6 +373,17 @@ class LegContext(BaseModel):
     model: ModelConfig
     tools: Any  # a ToolBox
     workdir: str
+    # a streamed run: every leg drives the framework's streaming API (the adapter's `stream` channel)
+    stream: bool = False
+    stream_log: Any = Field(default=None, exclude=True)  # a StreamLog while streaming
+
+    def told(self, kind: StreamedKind, tool: str, call_id: str | None = None, result: str | None = None) -> None:
+        """Hand over one thing the framework's stream told the application (a streamed leg only): the model
+        called `tool` (`tool_call`), the tool returned `result` (`tool_result`), the run waits for a human
+        (`pause`, `tool` the call it waits on). `call_id` is the framework's id for the call, where it gives one."""
+        if self.stream_log is not None:
+            self.stream_log.told(kind, tool, call_id=None if call_id is None else str(call_id),
+                                 result=None if result is None else str(result))
 
     @property
     def approval_tool(self) -> ToolSpec:

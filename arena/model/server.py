@@ -131,6 +131,14 @@ def scripted_app(policies: Mapping[str, Policy]) -> Starlette:
     return app
 
 
+ARGUMENT_PIECE = 9  # characters of a tool call's arguments per delta
+
+
+def _pieces(arguments: str) -> list[str]:
+    """A call's JSON arguments in the deltas a streamed answer sends them in (at least one, maybe empty)."""
+    return [arguments[i : i + ARGUMENT_PIECE] for i in range(0, len(arguments), ARGUMENT_PIECE)] or [""]
+
+
 async def _stream_chunks(
     completion_id: str,
     created: int,
@@ -156,10 +164,16 @@ async def _stream_chunks(
     if content:
         for start in range(0, len(content), 24):
             yield chunk({"content": content[start : start + 24]})
+    # Each call's head (index, id, name) comes first; then the calls' arguments arrive in pieces, the calls of
+    # a turn taking turns, as a provider may send them: a client must assemble every call by its index.
     for tc in tool_calls:
         head = {"index": tc["index"], "id": tc["id"], "type": "function", "function": {"name": tc["function"]["name"], "arguments": ""}}
         yield chunk({"tool_calls": [head]})
-        yield chunk({"tool_calls": [{"index": tc["index"], "function": {"arguments": tc["function"]["arguments"]}}]})
+    pieces = [_pieces(tc["function"]["arguments"]) for tc in tool_calls]
+    for step in range(max((len(p) for p in pieces), default=0)):
+        for tc, parts in zip(tool_calls, pieces):
+            if step < len(parts):
+                yield chunk({"tool_calls": [{"index": tc["index"], "function": {"arguments": parts[step]}}]})
     yield chunk({}, finish)
     if include_usage:
         payload = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model, "choices": [], "usage": usage}

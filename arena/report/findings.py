@@ -14,6 +14,7 @@ from arena import catalog
 from arena.report.facts import Fact, clip, ids, of
 from arena.report.matrix import Matrix, Row, Run, declared_profiles
 from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
+from arena.streaming import is_streamed, plain_label, why_not_streamed
 
 DEFAULT_COMMAND = "arena matrix --versions --jobs 2 --out reports --findings findings.md"
 
@@ -87,7 +88,7 @@ def coverage_summary(m: Matrix, doc_dir: Path | None = None) -> str:
     if measured is None or not any(c.key == "pause_enforced" for c in m.columns):
         return ""
     where = f"{measured.arena} × {' / '.join(f'`{p}`' for p in measured.profiles)}"
-    own = [r for r in m.rows if "@" not in r.adapter]  # older releases: section 5
+    own = [r for r in m.rows if "@" not in r.adapter and not is_streamed(r.adapter)]  # releases: 5, streamed: 6
     enforced = [r for r in own if r.cells["measured_kind"].text == "enforced"]
     runs = [r for r in own if r.cells["measured_kind"].status != "notrun"]
     lines = []
@@ -233,7 +234,7 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
         legend(m),
     ]
     for row in m.rows:
-        if "@" in row.adapter:  # an older release: what differs from the adapter's own row is in section 5
+        if "@" in row.adapter or is_streamed(row.adapter):  # an older release: section 5; a streamed run: 6
             continue
         parts.append(f"### `{md_text(row.adapter)}` ({md_text(row.framework)} {md_text(row.version or '-')})\n")
         parts.append(declared_line(row))
@@ -241,4 +242,63 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
     releases = releases_section(m, doc_dir)
     if releases:
         parts += ["## 5. Across releases\n", releases]
+    streams = streams_section(m, doc_dir)
+    if streams:
+        parts += ["## 6. Streamed runs\n", streams]
     return "\n".join(parts)
+
+
+def streams_section(m: Matrix, doc_dir: Path | None = None) -> str:
+    """Each adapter's streamed run beside its plain one: every cell where streaming changes the result, with the
+    items whose outcome differs; whether what the stream told matched what ran; the adapters not streamed, and why."""
+    from arena.checks import STREAM_CHECK
+
+    rows = {row.adapter: row for row in m.rows}
+    streamed = [row for row in m.rows if is_streamed(row.adapter)]
+    if not streamed:
+        return ""
+    lines = []
+    for row in streamed:
+        plain = rows.get(plain_label(row.adapter))
+        name = f"`{md_text(row.adapter)}`"
+        checked = [(run, r, c) for run in row.runs for r in run.results for c in r.checks if c.name == STREAM_CHECK]
+        false = [(run, r, c) for run, r, c in checked if not c.passed]
+        if false:
+            run, r, c = false[0]
+            told = (f"what the stream told did not match what ran in {len(false)}/{len(checked)} items "
+                    f"({', '.join(md_text(x.item_id) for _, x, _ in false)}); first: {md_quote(clip(c.reason, 200))} "
+                    f"({md_link(r.item_id, run.path / 'traces' / f'{r.item_id}.jsonl', doc_dir)})")
+        else:
+            told = f"what the stream told matched what ran in {len(checked)}/{len(checked)} items"
+        if plain is None:
+            lines.append(f"- {name}: no plain run to compare with; {told}.")
+            continue
+        differ = [c for c in m.columns if "notrun" not in (row.cells[c.key].status, plain.cells[c.key].status)
+                  and row.cells[c.key].text != plain.cells[c.key].text]
+        if not differ:
+            lines.append(f"- {name}: no cell differs from `{md_text(plain.adapter)}`'s; {told}.")
+            continue
+        lines.append(f"- {name}: {len(differ)} cell{'s differ' if len(differ) != 1 else ' differs'} from "
+                     f"`{md_text(plain.adapter)}`'s; {told}:")
+        for c in differ:
+            theirs = {e.item: e.ok for e in plain.cells[c.key].evidence}
+            changed = [e for e in row.cells[c.key].evidence if e.item in theirs and theirs[e.item] != e.ok]
+            items = ", ".join(md_link(e.item, e.trace, doc_dir) + (" counts" if e.ok else " does not count")
+                              for e in changed)
+            lines.append(f"  - {md_text(c.title)} ({md_text(c.arena)}): plain {md_text(plain.cells[c.key].text)}, "
+                         f"streamed {md_text(row.cells[c.key].text)}" + (f"; {items}" if items else ""))
+    ran = {plain_label(row.adapter) for row in streamed}
+    unstreamed = []
+    for row in m.rows:
+        if "@" in row.adapter or is_streamed(row.adapter) or row.adapter in ran:
+            continue
+        entry = catalog.adapters().get(row.adapter)
+        why = why_not_streamed(entry.load().info) if entry is not None else None
+        if why is not None:
+            unstreamed.append(f"`{md_text(row.adapter)}` ({md_text(why)})")
+    if unstreamed:
+        lines.append("- Not streamed (declared): " + "; ".join(unstreamed) + ".")
+    return ("Rows `adapter (streamed)` are the same adapter with every leg driven through its framework's streaming "
+            "API and the stream read to its end (`arena matrix --stream`); what the stream told (tool calls, tool "
+            "results, pauses) is recorded as the adapter reads it and checked against the harness's tool log "
+            "(`stream_matches_run`). Older releases are run plain only.\n\n" + "\n".join(lines) + "\n")

@@ -324,12 +324,14 @@ class Matrix:
 
 def _adapter_order(name: str) -> tuple:
     """Registry order; an adapter pinned to releases of its framework (`langgraph@1.1.10`) right after the
-    adapter itself, oldest release first."""
+    adapter itself, oldest release first; a streamed run right after its plain one."""
+    from arena.streaming import is_streamed, plain_label
     from arena.versions import base_name, order_key
 
     names = list(catalog.builtin_adapters())
-    base = base_name(name)
-    return ((names.index(base), "") if base in names else (len(names), base)) + order_key(name)
+    plain = plain_label(name)  # a streamed run right after the adapter's plain one
+    base = base_name(plain)
+    return ((names.index(base), "") if base in names else (len(names), base)) + order_key(plain) + (is_streamed(name),)
 
 
 def arena_order(arena: str) -> tuple[int, str]:

@@ -27,6 +27,7 @@ from arena.runner.legs import describe, run_and_close
 from arena.runner.scoring import Scored, declared_of, infrastructure_failure, rescore
 from arena.runner.watch import Watch
 from arena.spec import ArenaSpec
+from arena.streaming import LocalStreamLog
 from arena.tools.box import LocalToolBox, ToolExecutor
 from arena.trace import TraceRecorder
 from arena.types import EvalItem, LegContext, ResumableRunner, TraceEvent
@@ -57,8 +58,9 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
             model: Any, timeout_s: float, watch: Watch,
             on_late: Callable[[str, TraceEvent], None] | None,
             spare_factory: Callable[[], ResumableRunner] | None = None, epoch: int = 1,
-            seed: int = 0) -> tuple[ItemResult, Scored]:
-    """Run one item (one epoch of it) and score it; also returns what rescoring it later needs."""
+            seed: int = 0, stream: bool = False) -> tuple[ItemResult, Scored]:
+    """Run one item (one epoch of it) and score it; also returns what rescoring it later needs. `stream`: every
+    leg is streamed (`LegContext.stream`), and what the stream tells is recorded and checked."""
     recorder = TraceRecorder()
     if on_late is not None:  # a later epoch's late event says which epoch it belongs to
         recorder.on_late = (lambda event: on_late(item.id, event)) if epoch == 1 else \
@@ -78,7 +80,8 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
                 # the tools as this adapter's framework can take them (see ArenaSpec.tools_for)
                 specs = arena.tools_for(adapter.info) if hasattr(adapter, "info") else list(arena.tools)
                 ctx = LegContext(item=item, instructions=arena.instructions, model=channel.model,
-                                 tools=LocalToolBox(executor, specs), workdir=workdir)
+                                 tools=LocalToolBox(executor, specs), workdir=workdir, stream=stream,
+                                 stream_log=LocalStreamLog(recorder) if stream else None)
                 stage = Stage(item=item, ctx=ctx, adapter=adapter, recorder=recorder, watch=watch, backend=backend,
                               locked=executor.locked, make_adapter=adapter_factory, spare_factory=spare_factory)
                 director = (arena.director or BaseDirector)(stage)
@@ -118,6 +121,6 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
         item=item, recorder=recorder, declared=declared_of(outcome.get("adapter") or adapter_factory, arena),
         fault=fault, infrastructure=infrastructure or infrastructure_failure(trace),
         duration_s=round(time.monotonic() - started, 3), channel=channel, epoch=epoch,
-        traceback=None if hung else outcome.get("traceback"),
+        traceback=None if hung else outcome.get("traceback"), stream=stream,
     )
     return rescore(arena, done, trace), done

@@ -47,6 +47,7 @@ def run_items(
     epochs: int = 1,
     seed: int = 0,
     skip: Collection[tuple[str, int]] = (),
+    stream: bool = False,
 ) -> list[ItemResult]:
     """Run items, up to `concurrency` at once; each item's failure stays that item's.
 
@@ -61,7 +62,7 @@ def run_items(
 
     With `epochs` > 1 every item runs that many times, epoch by epoch (results in that order, each with
     its `epoch`); a sampled profile draws its deviations from (`seed`, item, epoch). `skip` holds the
-    (item id, epoch) pairs not to run (a resumed run's finished ones).
+    (item id, epoch) pairs not to run (a resumed run's finished ones). With `stream` every leg is streamed.
     """
     guard_process_exit()
     done: dict[int, tuple[ItemResult, Scored]] = {}
@@ -70,7 +71,7 @@ def run_items(
     def one(index: int) -> tuple[int, ItemResult, Scored]:
         item, epoch = units[index]
         result, state = run_isolated(adapter_factory, arena, item, server, model, timeout_s, watch, on_late,
-                                spare_factory, epoch, seed)
+                                spare_factory, epoch, seed, stream)
         return index, result, state
 
     try:

@@ -36,8 +36,8 @@ def declared_of(adapter: Any, arena: ArenaSpec) -> Capabilities:
 
 
 def score(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec, declared: Capabilities, *,
-          fault: str | None, infrastructure: str | None, duration_s: float) -> ItemResult:
-    checks = run_checks(item, trace, arena, declared)
+          fault: str | None, infrastructure: str | None, duration_s: float, stream: bool = False) -> ItemResult:
+    checks = run_checks(item, trace, arena, declared, stream=stream)
     status: Literal["passed", "failed", "errored"]
     error: str | None
     if infrastructure:
@@ -68,12 +68,13 @@ class Scored:
     channel: Any
     epoch: int = 1
     traceback: str | None = None  # the adapter's exception, formatted (ItemResult.traceback)
+    stream: bool = False  # a streamed run: its streamed events are checked too
 
 
 def rescore(arena: ArenaSpec, done: Scored, trace: list[TraceEvent]) -> ItemResult:
     """The item's result over `trace` (its trace as sealed, or with the late events that arrived since)."""
     result = score(done.item, trace, arena, done.declared, fault=done.fault, infrastructure=done.infrastructure,
-                   duration_s=done.duration_s)
+                   duration_s=done.duration_s, stream=done.stream)
     result.epoch = done.epoch
     result.traceback = done.traceback
     return result

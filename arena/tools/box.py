@@ -37,6 +37,11 @@ class ToolExecutor:
         self._lock = threading.Lock()  # one tool at a time per item, whichever thread or process asks
         self._backend_takes_id = backend is not None and "call_id" in inspect.signature(backend.call).parameters
 
+    @property
+    def recorder(self) -> TraceRecorder:
+        """The item's trace (a streamed leg's events go there too)."""
+        return self._recorder
+
     def locked(self) -> threading.Lock:
         """Held while a tool runs: the harness takes it to read or close the backend between calls."""
         return self._lock

@@ -26,6 +26,7 @@ def _json_or_none(value: Any) -> tuple[Any, bool]:
 
 async def serve(replies: Any) -> None:
     from arena.catalog import load_target
+    from arena.streaming import RemoteStreamLog, stream_endpoint
     from arena.tools.box import RemoteToolBox
     from arena.types import LegContext
     from arena.worker.protocol import Reply, Request
@@ -43,6 +44,8 @@ async def serve(replies: Any) -> None:
             model=wire.model,
             tools=RemoteToolBox(wire.tool_endpoint, wire.tool_specs),
             workdir=wire.workdir,
+            stream=wire.stream,
+            stream_log=RemoteStreamLog(stream_endpoint(wire.tool_endpoint)) if wire.stream else None,
         )
 
     while True:

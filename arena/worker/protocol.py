@@ -21,6 +21,7 @@ class WireContext(BaseModel):
     tool_endpoint: str
     tool_specs: list[ToolSpec]
     workdir: str
+    stream: bool = False
 
     def model_dump_wire(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")

@@ -59,12 +59,15 @@ def test_streaming_reassembles_the_same_parallel_calls(client):
     )
     calls: dict[int, dict] = {}
     finish, usage = None, None
+    order: list[int] = []  # the call index of every argument delta, in arrival order
     for chunk in stream:
         if chunk.usage:
             usage = chunk.usage
         for choice in chunk.choices:
             finish = choice.finish_reason or finish
             for tc in choice.delta.tool_calls or []:
+                if tc.function and tc.function.arguments:
+                    order.append(tc.index)
                 slot = calls.setdefault(tc.index, {"name": "", "arguments": "", "id": None})
                 slot["id"] = tc.id or slot["id"]
                 slot["name"] += (tc.function.name or "") if tc.function else ""
@@ -72,6 +75,9 @@ def test_streaming_reassembles_the_same_parallel_calls(client):
     assert finish == "tool_calls" and usage is not None
     assert [c["name"] for c in calls.values()] == ["book_room", "request_approval"]
     assert json.loads(calls[0]["arguments"]) == {"room_id": "R202"}
+    # realistic deltas: each call's arguments split over several, the two calls' interleaved
+    assert order.count(0) > 1 and order.count(1) > 1
+    assert order[:4] == [0, 1, 0, 1], order
 
 
 def test_streaming_text_answer(client):
