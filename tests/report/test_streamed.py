@@ -1,0 +1,53 @@
+"""Streamed runs in the reports: a row under the plain one, and findings.md's section on what streaming changes."""
+
+from __future__ import annotations
+
+from arena.evaluation import matrix_plan
+from arena.report.findings import render_findings, streams_section
+from arena.report.matrix import compute_matrix
+from arena_builtins.adapters.vanilla import VanillaAdapter
+from tests.report.helpers import item, run
+
+ARENA = "human_in_the_loop"
+PAUSED = {"suspended": True, "no_tool_before_suspend": True}
+EARLY = {"suspended": False, "no_tool_before_suspend": False}
+
+
+def _stream(ok: bool = True) -> dict[str, bool]:
+    return {"stream_matches_run": ok}
+
+
+def test_a_streamed_row_stands_right_under_its_plain_row():
+    m = compute_matrix([run(ARENA, "vanilla (streamed)", "scripted", [item("hitl-01", {**PAUSED, **_stream()})]),
+                        run(ARENA, "langgraph", "scripted", [item("hitl-01", PAUSED)]),
+                        run(ARENA, "vanilla", "scripted", [item("hitl-01", PAUSED)])])
+    assert [r.adapter for r in m.rows] == ["vanilla", "vanilla (streamed)", "langgraph"]
+
+
+def test_findings_name_every_cell_streaming_changes_with_its_items_and_what_the_stream_got_wrong():
+    plain = run(ARENA, "langgraph", "scripted", [item("hitl-01", PAUSED), item("hitl-02", PAUSED)])
+    streamed = run(ARENA, "langgraph (streamed)", "scripted",
+                   [item("hitl-01", {**PAUSED, **_stream()}), item("hitl-02", {**EARLY, **_stream(False)}, paused=False, write_after=True)],
+                   stream=True)
+    same = run(ARENA, "vanilla (streamed)", "scripted", [item("hitl-01", {**PAUSED, **_stream()})], stream=True)
+    m = compute_matrix([plain, streamed, same, run(ARENA, "vanilla", "scripted", [item("hitl-01", PAUSED)])])
+    text = streams_section(m)
+    langgraph = next(line for line in text.splitlines() if line.startswith("- `langgraph (streamed)`"))
+    assert "differ" in langgraph and "did not match what ran in 1/2 items (hitl-02)" in langgraph
+    assert "hitl-02" in text.split(langgraph, 1)[1]  # the changed cell lists the item
+    assert "- `vanilla (streamed)`: no cell differs from `vanilla`'s; what the stream told matched what ran in 1/1" in text
+    findings = render_findings(m)
+    assert "## 6. Streamed runs" in findings and "### `langgraph (streamed)`" not in findings  # no section of its own
+    assert streams_section(compute_matrix([plain])) == ""  # no streamed run: no section
+
+
+def test_the_matrix_plan_streams_installed_adapters_with_the_channel_only():
+    class Plain(VanillaAdapter):
+        info = VanillaAdapter.info.model_copy(update={
+            "name": "plain", "channels": tuple(c for c in VanillaAdapter.info.channels if c.name != "stream")})
+
+    plan = matrix_plan([("vanilla", VanillaAdapter), ("plain", Plain)], ["approval_gate"], stream=True)
+    cells = [(name, streamed) for _spec, _profile, name, _target, streamed in plan]
+    assert cells[:3] == [("vanilla", False), ("vanilla", True), ("plain", False)]
+    assert ("plain", True) not in cells
+    assert all(not streamed for *_, streamed in matrix_plan([("vanilla", VanillaAdapter)], ["approval_gate"]))
