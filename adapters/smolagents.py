@@ -172,7 +172,27 @@ class _SmolagentsBase(ABC):
             verbosity_level=smolagents.LogLevel.OFF,
             max_tool_threads=1,
             step_callbacks=self._step_callbacks(ctx),
+            stream_outputs=ctx.stream,  # a streamed leg: the model's answer streamed too (generate_stream)
         )
+
+    @staticmethod
+    def _run_agent(agent: Any, task: str, ctx: LegContext, reset: bool = True) -> Any:
+        """`agent.run(task)`, or in a streamed leg `agent.run(task, stream=True)` read to its end, handing over each
+        ToolCall and ToolOutput it yields; the final answer either way (a streamed run's FinalAnswerStep)."""
+        if not ctx.stream:
+            return agent.run(task, reset=reset)
+        from smolagents.agents import ToolOutput
+        from smolagents.memory import FinalAnswerStep, ToolCall
+
+        output = None
+        for event in agent.run(task, stream=True, reset=reset):
+            if isinstance(event, ToolCall):
+                ctx.told("tool_call", event.name, event.id)
+            elif isinstance(event, ToolOutput):
+                ctx.told("tool_result", event.tool_call.name, event.id, event.observation)
+            elif isinstance(event, FinalAnswerStep):
+                output = event.output
+        return output
 
 
 class SmolagentsAdapter(_SmolagentsBase):
@@ -199,6 +219,14 @@ class SmolagentsAdapter(_SmolagentsBase):
                     ),
                 ),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "agent.run(task, stream=True) read to its end on an agent with stream_outputs=True "
+                    "(model answers via generate_stream; ToolCall and ToolOutput events, the FinalAnswerStep)"
+                ),
+            ),
         ),
     )
 
@@ -208,7 +236,7 @@ class SmolagentsAdapter(_SmolagentsBase):
 
     async def start(self, ctx: LegContext) -> LegResult:
         agent = self._build(ctx)
-        output = await asyncio.to_thread(agent.run, ctx.item.input)
+        output = await asyncio.to_thread(self._run_agent, agent, ctx.item.input, ctx)
         return LegResult.finished(_final_text(output))
 
     async def resume(self, state: Any, decision: Decision, ctx: LegContext) -> LegResult:
@@ -252,6 +280,14 @@ class SmolagentsEmulatedAdapter(_SmolagentsBase):
                     ),
                 ),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "agent.run(task, stream=True) read to its end on an agent with stream_outputs=True "
+                    "(model answers via generate_stream; ToolCall and ToolOutput events, the FinalAnswerStep)"
+                ),
+            ),
         ),
     )
 
@@ -278,12 +314,12 @@ class SmolagentsEmulatedAdapter(_SmolagentsBase):
 
         return {ActionStep: interrupt_on_approval}
 
-    async def _run(self, agent: Any, task: str, reset: bool) -> LegResult:
+    async def _run(self, agent: Any, task: str, reset: bool, ctx: LegContext) -> LegResult:
         from smolagents.utils import AgentError
 
         self._interrupted = None
         try:
-            output = await asyncio.to_thread(agent.run, task, reset=reset)
+            output = await asyncio.to_thread(self._run_agent, agent, task, ctx, reset)
         except AgentError as exc:
             if self._interrupted is None or str(exc) != "Agent interrupted.":
                 raise  # any other framework error is the item's error
@@ -296,9 +332,9 @@ class SmolagentsEmulatedAdapter(_SmolagentsBase):
 
     async def start(self, ctx: LegContext) -> LegResult:
         agent = self._build(ctx)
-        return await self._run(agent, ctx.item.input, reset=True)
+        return await self._run(agent, ctx.item.input, reset=True, ctx=ctx)
 
     async def resume(self, state: _Interrupted, decision: Decision, ctx: LegContext) -> LegResult:
         step = state.step
         step.observations = step.observations.replace(PENDING, decision.as_text(), 1)
-        return await self._run(state.agent, ctx.item.input, reset=False)
+        return await self._run(state.agent, ctx.item.input, reset=False, ctx=ctx)

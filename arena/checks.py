@@ -611,11 +611,11 @@ def stream_matches_run(s: Scoring) -> CheckResult:
                 return fail(name, f"the stream said the model called {tool}" + (f" ({call})" if call else "")
                             + "; the model asked for no such call")
         elif kind == "tool_result":
-            if tool in approval:  # its result is the human's decision, delivered by a resume
+            of_tool = [r for r in ran if r.seq < e.seq and (r.tool == tool or str(r.tool).startswith(tool + "."))]
+            if tool in approval and not of_tool:  # its result is the human's decision, delivered by a resume
                 if any(r.type == "resumed" and r.seq < e.seq for r in trace):
                     continue
                 return fail(name, f"the stream gave {tool} a result before any decision was delivered")
-            of_tool = [r for r in ran if r.seq < e.seq and (r.tool == tool or str(r.tool).startswith(tool + "."))]
             if call is not None and (call in backed or any(r.call_id == call for r in of_tool)):
                 backed.add(call)  # that call ran (a stream may report its result again, on a resume)
                 continue

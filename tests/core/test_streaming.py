@@ -228,3 +228,19 @@ def test_the_cli_runs_a_streamed_arena_and_says_so(tmp_path):
     assert run.name.endswith(tuple(f"-reckless-{x}" for x in [run.name[-4:]])) and "vanilla_streamed-" in run.name
     meta = json.loads((run / "meta.json").read_text())
     assert meta["stream"] is True and "stream=True" in meta["stream_mechanism"]
+
+
+def test_the_approval_tool_s_result_is_the_human_s_decision_unless_the_harness_ran_it():
+    hitl = catalog.load_arena("human_in_the_loop")
+
+    def check(*trace):
+        return stream_matches_run(Scoring(item=hitl.items[0], trace=list(trace), arena=hitl))
+
+    asked = _asked(0, ("request_approval", "a1"))
+    early = check(asked, _told(1, "tool_result", "request_approval", "a1"))  # a placeholder shown as its result
+    assert not early.passed and "request_approval a result before any decision was delivered" in early.reason
+    resumed = TraceEvent(seq=2, leg=1, type="resumed", decision=Decision(kind=DecisionKind.approve))
+    assert check(asked, TraceEvent(seq=1, leg=0, type="suspended", tool="request_approval"), resumed,
+                 _told(3, "tool_result", "request_approval", "a1", leg=1)).passed
+    # a framework without a pause (smolagents) runs the harness's own request_approval: that result is true
+    assert check(asked, _ran(1, "request_approval", "a1"), _told(2, "tool_result", "request_approval", "a1")).passed
