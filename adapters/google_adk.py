@@ -44,6 +44,12 @@ that turn run in the same step, before the stop.
 LiteLLM is told to stay offline before it is first imported (local model-cost map, offline mode, no
 callbacks); OpenTelemetry's SDK is disabled unless the environment already decided.
 
+Streamed legs (`ctx.stream`): the same Runner with `RunConfig(streaming_mode=StreamingMode.SSE)`. ADK then
+yields partial events (LiteLLM's chunks: one per argument delta of each call, with the model's call id, the
+aggregated event's own event id and already the long-running flag) before each aggregated one. A UI acts on
+the aggregated events (ADK's StreamingMode docs), so only those are told and read for the outcome, which is
+then the plain run's.
+
 Tool results: ADK hands a tool's non-dict return value to the model as the JSON object
 `{"result": <value>}`; the harness tools return strings, so every tool message on the wire is that
 envelope (the decision too). That is ADK's behaviour and is left as it is.
@@ -113,7 +119,8 @@ def _import_adk() -> dict[str, Any]:
     litellm._async_success_callback = []
     litellm._async_failure_callback = []
 
-    from google.adk.agents import LlmAgent
+    from google.adk.agents import LlmAgent, RunConfig
+    from google.adk.agents.run_config import StreamingMode
     from google.adk.apps import App, ResumabilityConfig
     from google.adk.models.lite_llm import LiteLlm
     from google.adk.runners import Runner
@@ -151,6 +158,8 @@ def _import_adk() -> dict[str, Any]:
 
     return {
         "LlmAgent": LlmAgent,
+        "RunConfig": RunConfig,
+        "StreamingMode": StreamingMode,
         "App": App,
         "ResumabilityConfig": ResumabilityConfig,
         "LiteLlm": LiteLlm,
@@ -226,6 +235,7 @@ class _ADKBase(ABC):
     preload = (
         "litellm",
         "google.adk.agents",
+        "google.adk.agents.run_config",
         "google.adk.apps",
         "google.adk.models.lite_llm",
         "google.adk.runners",
@@ -365,18 +375,26 @@ class _ADKBase(ABC):
         service = adk["SqliteSessionService"](state["db"])
         runner = adk["Runner"](app=self._app(ctx), session_service=service)
         events: list[Any] = []
+        # a streamed leg: ADK's SSE mode, partial events (the model's chunks) besides the aggregated ones
+        streaming = {"run_config": adk["RunConfig"](streaming_mode=adk["StreamingMode"].SSE)} if ctx.stream else {}
+        told_calls: set[str] = set()
         try:
             stream = runner.run_async(
-                user_id=state["user"], session_id=state["session"], invocation_id=invocation_id, new_message=message
+                user_id=state["user"], session_id=state["session"], invocation_id=invocation_id, new_message=message,
+                **streaming,
             )
             try:
                 async for event in stream:
                     events.append(event)
+                    if ctx.stream:
+                        _tell(ctx, event, told_calls)
             finally:
                 await stream.aclose()
         finally:
             await runner.close()
             await service.close()
+        if ctx.stream:  # the partial events are chunks of the aggregated ones that follow them
+            events = [e for e in events if not e.partial]
         return self._outcome(ctx, state, events)
 
     def _pause_calls(self, ctx: LegContext, event: Any) -> list[tuple[Any, PendingRequest]]:
@@ -433,6 +451,45 @@ class _ADKBase(ABC):
         if pause is not None:
             return LegResult.errored("the run went on after the pause call but gave no final answer")
         return LegResult.errored("the run ended with neither a final answer nor a pending approval")
+
+
+def _tell(ctx: LegContext, event: Any, told_calls: set[str]) -> None:
+    """Hand over what one event of a streamed leg tells, as a UI acting on ADK's SSE stream reads it.
+
+    Only aggregated (non-partial) events count: ADK's own docs have a UI act on final function calls, and the
+    partial events repeat each call chunk by chunk (same call id, no args or partial args, the long-running
+    flag already set). Each call is told once by its id. A long-running call is the pause: the approval
+    tool's own call, or ADK's adk_request_confirmation, told as the call it holds (originalFunctionCall). A
+    function response is a tool's output unless its event asks for that call's confirmation
+    (`actions.requested_tool_confirmations`): then it is ADK's placeholder (or the body's interim status)
+    that goes with the confirmation request, not a result.
+    """
+    if event.partial:
+        return
+    waiting = event.long_running_tool_ids or set()
+    for call in event.get_function_calls():
+        if call.name == CONFIRMATION_CALL:
+            original = (call.args or {}).get("originalFunctionCall") or {}
+            if call.id in waiting and original.get("name"):
+                ctx.told("pause", original["name"], original.get("id"))
+            continue
+        if call.id not in told_calls:
+            told_calls.add(call.id)
+            ctx.told("tool_call", call.name, call.id)
+        if call.id in waiting:
+            ctx.told("pause", call.name, call.id)
+    confirming = event.actions.requested_tool_confirmations or {}
+    for response in event.get_function_responses():
+        if response.id not in confirming:
+            ctx.told("tool_result", response.name, response.id, _response_text(response.response))
+
+
+def _response_text(response: Any) -> str:
+    """A tool's output as the stream carries it: ADK's {"result": value} envelope opened, else the object."""
+    if isinstance(response, dict) and set(response) == {"result"}:
+        value = response["result"]
+        return value if isinstance(value, str) else json.dumps(value, default=str)
+    return json.dumps(response, default=str)
 
 
 def _body_tool(spec: ToolSpec, ctx: LegContext) -> Any:
@@ -502,6 +559,11 @@ GATE_CHANNELS = (
     Channel(name="recover", kind="native", mechanism=(
         "the SqliteSessionService session and the paused invocation_id, in a new process: the same FunctionResponse "
         "sent again via Runner.run_async(invocation_id=...) (ADK docs, resume a stopped agent with a resumable App)")),
+    Channel(name="stream", kind="native", mechanism=(
+        "Runner.run_async(..., run_config=RunConfig(streaming_mode=StreamingMode.SSE)) read to its end: the "
+        "aggregated (non-partial) events' function calls (once per call id) and function responses, and their "
+        "long_running_tool_ids as the pause (the approval call, or adk_request_confirmation's originalFunctionCall); "
+        "the paused state read from those events as in the plain run (invocation_id, the call to answer)")),
 )
 
 

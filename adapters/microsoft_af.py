@@ -28,6 +28,11 @@ with `approval_mode="always_require"` whose body is one harness call. The run st
 logs book_room in the resumed leg); otherwise it never runs and the framework writes its fixed
 rejection text as book_room's result, so the deny reason (and an approval note) cannot reach the model.
 
+Streamed legs (`ctx.stream`): `agent.run(..., stream=True)` (1.23 has no `run_stream`), its
+`AgentResponseUpdate`s read to the end, then the stream's `get_final_response()`, which assembles them with
+`AgentResponse.from_updates` and stores the session's history as `agent.run` does; that response is read as
+the plain one.
+
 Sibling calls in the approval turn (scripted-eager's `book_room`) are the framework's business:
 with a session it holds non-approval siblings and runs them when the approval batch resumes, as
 "already approved", whatever the decision was. The trace shows it.
@@ -168,6 +173,16 @@ class MicrosoftAFAdapter:
                     "new process (agent-framework docs: a serialised session resumes a conversation)"
                 ),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "agent.run(..., stream=True, session=...) read to its end (AgentResponseUpdate contents: "
+                    "function_call, function_result, function_approval_request as the pause); then the stream's "
+                    "get_final_response() (AgentResponse.from_updates, session history stored) read as after "
+                    "agent.run: its user_input_requests and the AgentSession"
+                ),
+            ),
         ),
     )
 
@@ -228,7 +243,7 @@ class MicrosoftAFAdapter:
     async def start(self, ctx: LegContext) -> LegResult:
         agent = self._agent(ctx)
         session = agent.create_session()
-        response = await agent.run(ctx.item.input, session=session)
+        response = await _run(agent, ctx.item.input, session, ctx)
         return self._leg_result(response, session, ctx)
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
@@ -250,7 +265,7 @@ class MicrosoftAFAdapter:
                     continue
                 answers.append(r.to_function_approval_response(None if d.kind is DecisionKind.null
                                                                else d.kind is DecisionKind.approve))
-            response = await agent.run(af.Message(role="user", contents=answers), session=session)
+            response = await _run(agent, af.Message(role="user", contents=answers), session, ctx)
             return self._leg_result(response, session, ctx)
         if state.get("pending") in ctx.gated_tools:
             # A gated tool: only an approval lets the framework run it (a free answer is not one, as in
@@ -261,7 +276,7 @@ class MicrosoftAFAdapter:
             approved = decision.kind is not DecisionKind.deny
             self._grants = [decision.as_text() for _ in requests] if approved else []
         answers = [r.to_function_approval_response(approved) for r in requests]
-        response = await agent.run(af.Message(role="user", contents=answers), session=session)
+        response = await _run(agent, af.Message(role="user", contents=answers), session, ctx)
         return self._leg_result(response, session, ctx)
 
     def _leg_result(self, response: Any, session: Any, ctx: LegContext) -> LegResult:
@@ -285,3 +300,45 @@ class MicrosoftAFAdapter:
         pending = PendingRequest(tool=call.name, args=call.parse_arguments() or {}, call_id=call.call_id)
         state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests], "pending": call.name}
         return LegResult.suspended(pending, state)
+
+
+async def _run(agent: Any, message: Any, session: Any, ctx: LegContext) -> Any:
+    """`agent.run`, or in a streamed leg `agent.run(..., stream=True)` read to its end, handing over what its
+    updates tell, then the stream's own final response (`get_final_response()`: the updates assembled by
+    `AgentResponse.from_updates`, and the session's history stored, as `agent.run` does)."""
+    if not ctx.stream:
+        return await agent.run(message, session=session)
+    names = await _call_names(session)
+    told_calls: set[str] = set()
+    stream = agent.run(message, stream=True, session=session)
+    async for update in stream:
+        for content in update.contents:
+            _tell(ctx, content, names, told_calls)
+    return await stream.get_final_response()
+
+
+async def _call_names(session: Any) -> dict[str, str]:
+    """call id -> tool of the calls already in the session's history. A function result names its call by id
+    only, and a resume's results answer calls of an earlier leg (the held ones, and the siblings the framework
+    held with them), as a UI reopening the conversation reads them from its history."""
+    af = _framework()
+    history = af.InMemoryHistoryProvider()
+    messages = await history.get_messages(session.session_id,
+                                          state=session.state.get(history.source_id))
+    return {c.call_id: c.name for m in messages for c in m.contents if c.type == "function_call" and c.name}
+
+
+def _tell(ctx: LegContext, content: Any, names: dict[str, str], told_calls: set[str]) -> None:
+    """Hand over what one content of a streamed update tells. A function call streams as chunks (the first with
+    its call id and name, then argument deltas under the same id), so it is told once per call id; a function
+    result names its call by id only."""
+    if content.type == "function_call":
+        if content.call_id and content.name and content.call_id not in told_calls:
+            told_calls.add(content.call_id)
+            names[content.call_id] = content.name
+            ctx.told("tool_call", content.name, content.call_id)
+    elif content.type == "function_result":
+        result = content.result if isinstance(content.result, str) else str(content.result)
+        ctx.told("tool_result", names.get(content.call_id, ""), content.call_id, result)
+    elif content.type == "function_approval_request":
+        ctx.told("pause", content.function_call.name, content.function_call.call_id)

@@ -572,13 +572,20 @@ def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec,
 STREAM_CHECK = "stream_matches_run"
 
 
-def _denied_before(trace: list[TraceEvent], tool: str, seq: int) -> bool:
-    """Whether the human denied a call of `tool` before `seq` (a framework streams the denial as its result)."""
+def _answered_unrun(trace: list[TraceEvent], tool: str, call_id: str | None, seq: int) -> bool:
+    """Whether the human's decision for that call, before `seq`, is one a framework answers without running the
+    call: a denial, or an edit (sent as a rejection where the framework cannot run a call with other arguments;
+    whether an edit ran as asked is the edit checks' to say). A framework streams that answer as the call's result."""
     for e in trace:
         if e.type != "resumed" or e.seq >= seq:
             continue
         for d in ([e.decision] if e.decision is not None else []) + list(e.decisions or []):
-            if not d.approved and (d.match is None or d.match.get("tool") in (None, tool)):
+            if d.approved and d.kind is not DecisionKind.edit:
+                continue
+            if d.call_id is not None and call_id is not None:
+                if d.call_id == call_id:
+                    return True
+            elif d.match is None or d.match.get("tool") in (None, tool):
                 return True
     return False
 
@@ -587,7 +594,7 @@ def _denied_before(trace: list[TraceEvent], tool: str, seq: int) -> bool:
 def stream_matches_run(s: Scoring) -> CheckResult:
     """In a streamed run, what the framework's stream told the application (handed over by the adapter as it read
     it) matches what the harness saw: a tool the stream says returned ran, in the tool log before the stream said
-    so (a denied call's result excepted: that is the denial, not a run); a call it says the model made is one the
+    so (a denied or edited call's result excepted: that is the framework's answer to the decision, not a run); a call it says the model made is one the
     model asked for; a pause it announces is one the leg stopped at. A result reported again for a call that ran
     (a resumed stream repeating it) is the same truth. Tools that are not the arena's (a framework's own) are not
     the harness's to check."""
@@ -624,7 +631,7 @@ def stream_matches_run(s: Scoring) -> CheckResult:
                 used.add(match.seq)
                 if call is not None:
                     backed.add(call)
-            elif not _denied_before(trace, tool, e.seq):
+            elif not _answered_unrun(trace, tool, call, e.seq):
                 return fail(name, f"the stream said {tool} ran" + (f" ({call})" if call else "")
                             + "; the tool log shows it did not")
         elif kind == "pause":

@@ -79,6 +79,14 @@ def test_a_denied_call_s_result_is_the_denial_not_a_run():
     assert _check(*trace).passed
     approved = resumed.model_copy(update={"decision": Decision(kind=DecisionKind.approve)})
     assert not _check(*[approved if e is resumed else e for e in trace]).passed  # approved, it had to run
+    # an edit a framework cannot carry is sent as a rejection: its result is that rejection (doc_review on ADK)
+    edited = resumed.model_copy(update={"decision": None, "decisions": [
+        Decision(kind=DecisionKind.edit, args={"room_id": "R2"}, call_id="c1"),
+        Decision(kind=DecisionKind.approve, call_id="c2")]})
+    assert _check(*[edited if e is resumed else e for e in trace]).passed
+    other = edited.model_copy(update={"decisions": [Decision(kind=DecisionKind.edit, args={}, call_id="c9"),
+                                                    Decision(kind=DecisionKind.approve, call_id="c1")]})
+    assert not _check(*[other if e is resumed else e for e in trace]).passed  # c1 was approved: it had to run
 
 
 def test_a_call_the_model_never_asked_for_and_a_pause_the_leg_never_made_fail():
