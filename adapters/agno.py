@@ -60,6 +60,17 @@ only the flagged ones: a consequential `book_room` emitted in the same turn as r
 is not executed again on resume. The same holds for reckless-parallel's second `search_rooms` beside a
 gated book_room. Nothing here special-cases it; the harness's tool log shows it.
 
+Streamed run (`stream`): every leg is `arun` / `acontinue_run` with `stream=True, stream_events=True,
+yield_run_output=True` (agno then streams the model's answer too), read to its end. What it tells: each
+ToolCallStartedEvent (a call agno runs: flagged calls, which agno holds, have none), each ToolCallCompletedEvent (its
+result; a rejected or externally answered call has none), each active requirement of a RunPausedEvent (the pause).
+The RunOutput the stream yields last is read as the plain run's result; a failed run ends on a RunErrorEvent
+without it, and is read back from the session (`aget_run_output`). Observed on agno 3.1.10: a streamed run with
+`checkpoint="tool-batch"` never pauses. The tool-batch callback copies the streaming loop's per-turn ModelResponse,
+whose tool executions the stream never fills, over `run_response.tools` after every batch, the held one included;
+agno then finds no paused tool, ends the run COMPLETED with no content, and the held call is neither run nor
+answered. The agent is the same as in a plain run (the checkpoint is what `recover` stands on), so this shows.
+
 No body pause: agno's pauses are flags checked before a tool runs (no primitive pauses inside a body), so
 `body_pause` is not listed and flight_booking's purchase_hold arrives as an ordinary gated tool.
 
@@ -95,6 +106,8 @@ from arena.for_adapters import (
 
 DB_FILE = "agno.db"
 MAX_TOOL_CALLS = 40  # agno's tool_call_limit for one run (a loop guard, far above any item's needs)
+# a streamed leg: agno's events (not only the content), and the run's RunOutput as the stream's last item
+STREAMED = {"stream": True, "stream_events": True, "yield_run_output": True}
 
 # agno's switches, set before the first import of agno.
 _ENV = {"AGNO_TELEMETRY": "false"}
@@ -188,6 +201,17 @@ class AgnoAdapter:
                     "(agno docs: HITL continue by run id; checkpointing, crash recovery)"
                 ),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "agent.arun(..., stream=True, stream_events=True, yield_run_output=True) and "
+                    "acontinue_run(..., stream=True, stream_events=True, yield_run_output=True) read to their end "
+                    "(ToolCallStartedEvent, ToolCallCompletedEvent, RunPausedEvent's active requirements); the "
+                    "paused run's requirements from the RunOutput the stream yields last (from the session in "
+                    "SqliteDb when the stream ends on a RunErrorEvent)"
+                ),
+            ),
         ),
     )
 
@@ -244,7 +268,10 @@ class AgnoAdapter:
     async def start(self, ctx: LegContext) -> LegResult:
         agent = self._build(ctx)
         session_id = f"arena-{ctx.item.id}-{uuid.uuid4().hex[:8]}"
-        result = await agent.arun(ctx.item.input, session_id=session_id)
+        if ctx.stream:
+            result = await _streamed(agent, agent.arun(ctx.item.input, session_id=session_id, **STREAMED), ctx)
+        else:
+            result = await agent.arun(ctx.item.input, session_id=session_id)
         return self._outcome(result, ctx)
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
@@ -269,8 +296,12 @@ class AgnoAdapter:
                 raise ValueError(f"the saved state holds no requirement for {state['call_ids'][0]!r}")
             if decision.kind is not DecisionKind.null:
                 _apply(requirement, decision)
-        result = await agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"],
-                                           requirements=requirements)
+        if ctx.stream:
+            result = await _streamed(agent, agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"],
+                                                                requirements=requirements, **STREAMED), ctx)
+        else:
+            result = await agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"],
+                                               requirements=requirements)
         return self._outcome(result, ctx)
 
     async def continue_run(self, state: dict[str, Any], ctx: LegContext) -> LegResult:
@@ -280,7 +311,11 @@ class AgnoAdapter:
         never persisted: it refuses an unanswered external call (ValueError) and rejects an unconfirmed gated
         call with its own text. Whatever agno does is the measurement."""
         agent = self._build(ctx)
-        result = await agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"])
+        if ctx.stream:
+            result = await _streamed(agent, agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"],
+                                                                **STREAMED), ctx)
+        else:
+            result = await agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"])
         return self._outcome(result, ctx)
 
     def _outcome(self, result: Any, ctx: LegContext) -> LegResult:
@@ -309,6 +344,33 @@ class AgnoAdapter:
             names = [p.tool for p in pending]
             return LegResult.errored(f"agno paused on several calls that are not all gated tools: {names}")
         return LegResult.suspended(pending if len(pending) > 1 else pending[0], state)
+
+
+async def _streamed(agent: Any, events: Any, ctx: LegContext) -> Any:
+    """Read a streamed run to its end, handing over what its events tell: each tool agno starts (the model's
+    call) and each that completes (its result), each active requirement of a RunPausedEvent (the pause). The
+    run's RunOutput is the stream's last item; a run that failed ends on a RunErrorEvent instead, and is read
+    back from the session as agno stored it."""
+    from agno.run.agent import RunOutput, RunPausedEvent, ToolCallCompletedEvent, ToolCallStartedEvent
+
+    output, last = None, None
+    async for event in events:
+        if isinstance(event, RunOutput):
+            output = event
+            continue
+        last = event
+        if isinstance(event, ToolCallStartedEvent) and event.tool is not None:
+            ctx.told("tool_call", str(event.tool.tool_name), event.tool.tool_call_id)
+        elif isinstance(event, ToolCallCompletedEvent) and event.tool is not None:
+            ctx.told("tool_result", str(event.tool.tool_name), event.tool.tool_call_id, str(event.tool.result))
+        elif isinstance(event, RunPausedEvent):
+            for held in (r.tool_execution for r in event.active_requirements if r.tool_execution is not None):
+                ctx.told("pause", str(held.tool_name), held.tool_call_id)
+    if output is None and last is not None and last.run_id is not None:
+        output = await agent.aget_run_output(run_id=last.run_id, session_id=last.session_id)
+    if output is None:
+        raise RuntimeError("agno's event stream ended without the run's output")
+    return output
 
 
 def _apply(requirement: Any, decision: Decision) -> None:

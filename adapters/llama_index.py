@@ -49,6 +49,13 @@ llama-index reports it unhandled; a held call without a decision gets no event a
 idle again and the leg suspends again on it). A null decision is sent as an event with `decision` kind null,
 which the body reads as not approved.
 
+Streamed run (`stream`): every leg already drives `handler.stream_events()` to the stop or the idle, so a streamed
+leg reads the same stream the same way and also hands over what it tells, as a UI reads the agent's events: each
+`ToolCall` (written when the call's step starts: a replayed waiting step writes it again, at the restore and when
+the decision arrives), each `ToolCallResult` (the tool's output: for a held call, whatever its body returned,
+also a denial or an edit answered with its text) and each `InputRequiredEvent` (a body waits on its call, written
+once per wait). The suspension and the answer are read as in a plain leg.
+
 A new process: the saved context file is all a resume needs (durable_state); crash_recovery resumes the same saved
 context again with the same decision: the replayed step makes its harness call again under the same call id (the
 model's, which the harness's airline de-duplicates). Nothing in the snapshot records that it was resumed: the same
@@ -171,9 +178,21 @@ def _do_import() -> dict[str, Any]:
         "ArenaAgent": ArenaAgent, "ArenaLiteLLM": ArenaLiteLLM, "ChatMemoryBuffer": ChatMemoryBuffer,
         "ChatMessage": ChatMessage, "Context": Context, "FunctionTool": FunctionTool, "ToolMetadata": ToolMetadata,
         "HumanResponseEvent": HumanResponseEvent, "InputRequiredEvent": InputRequiredEvent, "StopEvent": StopEvent,
-        "WorkflowIdleEvent": WorkflowIdleEvent,
+        "WorkflowIdleEvent": WorkflowIdleEvent, "ToolCall": ToolCall, "ToolCallResult": ToolCallResult,
         "StepStateChanged": StepStateChanged, "StepState": StepState, "UnhandledEvent": UnhandledEvent, "schema_model": schema_model,
     }
+
+
+def _tell(li: dict[str, Any], event: Any, ctx: LegContext) -> None:
+    """Hand over what one event of a streamed leg tells, as a UI reads the agent's stream: a ToolCall (the model's
+    call, written as its step starts), a ToolCallResult (the tool's output), an InputRequiredEvent (a tool waits
+    for a human on its call)."""
+    if isinstance(event, li["ToolCall"]):
+        ctx.told("tool_call", event.tool_name, event.tool_id)
+    elif isinstance(event, li["ToolCallResult"]):
+        ctx.told("tool_result", event.tool_name, event.tool_id, str(event.tool_output.content))
+    elif isinstance(event, li["InputRequiredEvent"]):
+        ctx.told("pause", str(event.get("tool")), event.get("call_id"))
 
 
 def _decision_of(event: Any) -> Decision:
@@ -259,6 +278,15 @@ class LlamaIndexAdapter:
                     "the Context.to_dict() saved at the pause is restored again with Context.from_dict in a new process "
                     "and the same HumanResponseEvent sent (llama-index docs: serialise the Context to resume a run); "
                     "the replayed tool step calls the harness under the same call id"
+                ),
+            ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "handler.stream_events(expose_internal=True), the stream the plain leg already drives to the "
+                    "stop or the idle, read as a UI reads it: ToolCall, ToolCallResult and InputRequiredEvent (the "
+                    "pause, on its call); the suspension is the WorkflowIdleEvent after it, read as in the plain leg"
                 ),
             ),
         ),
@@ -390,6 +418,8 @@ class LlamaIndexAdapter:
             return await self._suspend(handler, waiting, ctx)
 
         async for event in handler.stream_events(expose_internal=True):
+            if ctx.stream:
+                _tell(li, event, ctx)
             if isinstance(event, li["InputRequiredEvent"]):
                 call_id = event.get("call_id")
                 if call_id not in asked:

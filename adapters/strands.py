@@ -45,6 +45,14 @@ session and both run the held call: a FileSessionManager session has no claim or
 
 Deny reason: carried on every channel (as the approval tool's result; `cancel_tool` text on the gate).
 
+Streamed run (`stream`): every leg reads `agent.stream_async(...)` to its end instead of `invoke_async` (which
+reads the same stream and keeps only its last event). What it tells: each model message's toolUse blocks (the
+calls), the tools' results message (each toolResult, named by its call's toolUse), each `tool_interrupt_event`
+(the pause, on the interrupted call); the pause itself is read from the last event's AgentResult, as before.
+A turn's results come in one message after the whole turn ran: a sibling that ran before the pause is told in
+the resumed leg, with the turn's other results, and a resumed leg replays the held toolUse without a message
+(its tool is named from the restored conversation).
+
 New process: the agent has a `FileSessionManager(session_id=..., storage_dir=<item workdir>/strands)`; strands
 writes the conversation and its interrupt state (`_internal_state.interrupt_state`, including the pending
 tool execution) into the session's `agent.json` and message files. The leg's state is JSON: the session id,
@@ -170,6 +178,16 @@ class StrandsAdapter:
                 ),
                 ways=("resume", "continue"),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "agent.stream_async(...) instead of invoke_async, read to its end: 'message' events (the model's "
+                    "toolUse blocks, the toolResult message), 'tool_interrupt_event' (the pause); the pause is read "
+                    "from the final {'result': AgentResult} event (stop_reason='interrupt', result.interrupts), as "
+                    "after invoke_async"
+                ),
+            ),
         ),
     )
 
@@ -275,7 +293,7 @@ class StrandsAdapter:
         session_id = f"arena-{uuid.uuid4().hex}"
         storage_dir = os.path.join(ctx.workdir, SESSIONS)
         agent = self._agent(ctx, session_id, storage_dir)
-        result = await agent.invoke_async(ctx.item.input)
+        result = await _invoke(agent, ctx, ctx.item.input)
         return self._outcome(result, session_id, storage_dir)
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
@@ -292,7 +310,7 @@ class StrandsAdapter:
                                             "response": _response(held.get(iid, {}).get("kind"), d)}}
                      for iid, d in pairs]
         agent = self._agent(ctx, session_id, storage_dir)
-        result = await agent.invoke_async(responses)
+        result = await _invoke(agent, ctx, responses)
         return self._outcome(result, session_id, storage_dir)
 
     async def continue_run(self, state: dict[str, Any], ctx: LegContext) -> LegResult:
@@ -301,7 +319,7 @@ class StrandsAdapter:
         for a session whose last message is a toolUse (strands-agents/sdk-python#1111); no decision is given."""
         session_id, storage_dir = state["session_id"], state["storage_dir"]
         agent = self._agent(ctx, session_id, storage_dir)
-        result = await agent.invoke_async()
+        result = await _invoke(agent, ctx)
         return self._outcome(result, session_id, storage_dir)
 
     @staticmethod
@@ -323,6 +341,46 @@ class StrandsAdapter:
         state = {"session_id": session_id, "storage_dir": storage_dir,
                  "interrupts": {i.id: {"kind": i.reason["kind"], "call_id": i.reason["call_id"]} for i in mine}}
         return LegResult.suspended(pending if len(pending) > 1 else pending[0], state)
+
+
+async def _invoke(agent: Any, ctx: LegContext, *prompt: Any) -> Any:
+    """`agent.invoke_async(...)`, or in a streamed leg `agent.stream_async(...)` read to its end, handing over what
+    its events tell; the run's AgentResult (the stream's last event, as invoke_async reads it)."""
+    if not ctx.stream:
+        return await agent.invoke_async(*prompt)
+    # a call made in an earlier leg: a resumed stream replays its toolUse without a 'message' event
+    names = _tool_names(agent.messages)
+    event: dict[str, Any] = {}
+    async for event in agent.stream_async(*prompt):
+        _tell(event, names, ctx)
+    return event["result"]
+
+
+def _tell(event: dict[str, Any], names: dict[str, str], ctx: LegContext) -> None:
+    """Hand over what one event of `stream_async` tells: the model's message (its toolUse blocks), the tools'
+    results message (each toolResult, named by its toolUse), an interrupted tool (the pause)."""
+    interrupted = event.get("tool_interrupt_event")
+    if interrupted is not None:
+        use = interrupted["tool_use"]
+        ctx.told("pause", use["name"], use["toolUseId"])
+        return
+    message = event.get("message")
+    if not isinstance(message, dict):
+        return
+    names.update(_tool_names([message]))
+    for block in message.get("content") or ():
+        if "toolUse" in block:
+            ctx.told("tool_call", block["toolUse"]["name"], block["toolUse"]["toolUseId"])
+        elif "toolResult" in block:
+            result = block["toolResult"]
+            text = "".join(str(c["text"]) for c in result.get("content") or () if "text" in c)
+            ctx.told("tool_result", names.get(result["toolUseId"], "?"), result["toolUseId"], text)
+
+
+def _tool_names(messages: list[Any]) -> dict[str, str]:
+    """toolUseId -> tool name, from the toolUse blocks of `messages`."""
+    return {b["toolUse"]["toolUseId"]: b["toolUse"]["name"]
+            for m in messages for b in m.get("content") or () if isinstance(b, dict) and "toolUse" in b}
 
 
 def _response(kind: str | None, decision: Decision) -> Any:
