@@ -16,7 +16,7 @@ from arena.report.matrix import Matrix, Row, Run, declared_profiles
 from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
 from arena.streaming import is_streamed, plain_label, why_not_streamed
 
-DEFAULT_COMMAND = "arena matrix --versions --jobs 2 --out reports --findings findings.md"
+DEFAULT_COMMAND = "arena matrix --versions --stream --jobs 2 --out reports --findings findings.md"
 
 
 def declared_line(row: Row) -> str:

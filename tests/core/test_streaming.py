@@ -252,3 +252,11 @@ def test_the_approval_tool_s_result_is_the_human_s_decision_unless_the_harness_r
                  _told(3, "tool_result", "request_approval", "a1", leg=1)).passed
     # a framework without a pause (smolagents) runs the harness's own request_approval: that result is true
     assert check(asked, _ran(1, "request_approval", "a1"), _told(2, "tool_result", "request_approval", "a1")).passed
+
+
+def test_matrix_stream_with_runs_is_a_one_line_error(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "arena", "matrix", "--stream", "--runs", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "arena: error: --stream runs streamed cells; --runs reads run directories (their streamed runs included): give one"]
