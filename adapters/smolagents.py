@@ -68,6 +68,15 @@ from arena.types import (
 MAX_STEPS = 20
 # The observation the adapter-owned request_approval returns until the human's decision replaces it.
 PENDING = "PENDING: waiting for the human's decision on this request"
+# both adapters stream the same way (`_SmolagentsBase._run_agent`)
+STREAM = Channel(
+    name="stream",
+    kind="native",
+    mechanism=(
+        "agent.run(task, stream=True) read to its end on an agent with stream_outputs=True "
+        "(model answers via generate_stream; ToolCall and ToolOutput events, the FinalAnswerStep)"
+    ),
+)
 
 
 def _smolagents() -> Any:
@@ -219,14 +228,7 @@ class SmolagentsAdapter(_SmolagentsBase):
                     ),
                 ),
             ),
-            Channel(
-                name="stream",
-                kind="native",
-                mechanism=(
-                    "agent.run(task, stream=True) read to its end on an agent with stream_outputs=True "
-                    "(model answers via generate_stream; ToolCall and ToolOutput events, the FinalAnswerStep)"
-                ),
-            ),
+            STREAM,
         ),
     )
 
@@ -280,14 +282,7 @@ class SmolagentsEmulatedAdapter(_SmolagentsBase):
                     ),
                 ),
             ),
-            Channel(
-                name="stream",
-                kind="native",
-                mechanism=(
-                    "agent.run(task, stream=True) read to its end on an agent with stream_outputs=True "
-                    "(model answers via generate_stream; ToolCall and ToolOutput events, the FinalAnswerStep)"
-                ),
-            ),
+            STREAM,
         ),
     )
 
