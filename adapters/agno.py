@@ -121,6 +121,36 @@ def _import() -> None:
         os.environ[key] = value
     import agno.agent  # noqa: F401
 
+    _share_cancellation_across_loops()
+
+
+class _ThreadLockAsync:
+    """`async with` over a threading lock: what agno's in-memory cancellation manager holds it for is a few
+    dict operations with no await inside, so a short blocking acquire is safe from any event loop."""
+
+    def __init__(self, lock: Any) -> None:
+        self._lock = lock
+
+    async def __aenter__(self) -> None:
+        self._lock.acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+def _share_cancellation_across_loops() -> None:
+    """agno registers every run with one process-wide `InMemoryRunCancellationManager`, whose `asyncio.Lock`
+    binds to the first event loop that contends for it. The harness runs concurrent items in one process, each
+    on its own loop, so a second loop's run failed with "is bound to a different event loop" (a flaky error
+    item, nothing agno's users meet with one loop). The manager installed here is agno's own, with that lock
+    guarded by its threading lock instead; cancellation itself is unchanged."""
+    from agno.run import cancel
+    from agno.run.cancellation_management.in_memory_cancellation_manager import InMemoryRunCancellationManager
+
+    manager = cancel.get_cancellation_manager()
+    if isinstance(manager, InMemoryRunCancellationManager) and not isinstance(manager._async_lock, _ThreadLockAsync):
+        manager._async_lock = _ThreadLockAsync(manager._lock)
+
 
 class AgnoAdapter:
     order = 90  # where it stands in `arena list` and the reports (lower first)

@@ -386,3 +386,49 @@ def test_a_streamed_run_with_the_tool_batch_checkpoint_never_pauses(server):
         ("streamed", "tool_call"), ("streamed", "tool_result"), ("final", "")]
     checks = {c.name: c.passed for c in r.checks}
     assert r.status == "failed" and not checks["suspended"] and checks["stream_matches_run"]
+
+
+def _contend_from_fresh_loops(lock, rounds: int = 3) -> list[str]:
+    """Each round: a thread's event loop holds `lock` for a moment while a fresh loop in this thread waits for
+    it, as two concurrent items' runs (each on its own loop) reach agno's cancellation manager at once."""
+    import threading
+    import time
+
+    outcomes = []
+    for _ in range(rounds):
+        entered = threading.Event()
+
+        async def hold():
+            async with lock:
+                entered.set()
+                time.sleep(0.1)  # agno holds it without awaiting; another thread is what waits meanwhile
+
+        holder = threading.Thread(target=asyncio.run, args=(hold(),))
+        holder.start()
+        entered.wait(5)
+
+        async def take():
+            async with lock:
+                return "took it"
+
+        try:
+            outcomes.append(asyncio.run(asyncio.wait_for(take(), 3)))
+        except (RuntimeError, asyncio.TimeoutError) as error:
+            outcomes.append(f"{type(error).__name__}: {error}")
+        holder.join(5)
+    return outcomes
+
+
+def test_agnos_cancellation_manager_serves_runs_on_several_event_loops():
+    """agno registers each run with one process-wide cancellation manager whose `asyncio.Lock` binds to the
+    first loop that contends for it; concurrent items (one loop each) then failed at random with "bound to a
+    different event loop". The adapter's import leaves agno's manager in place with a lock any loop can take;
+    the same contention on agno's untouched manager fails, which is what this test would catch if it came back."""
+    from agno.run.cancel import get_cancellation_manager
+    from agno.run.cancellation_management.in_memory_cancellation_manager import InMemoryRunCancellationManager
+
+    _module()._import()
+    manager = get_cancellation_manager()
+    assert type(manager) is InMemoryRunCancellationManager  # agno's own manager, still the one in place
+    assert _contend_from_fresh_loops(manager._async_lock) == ["took it"] * 3
+    assert _contend_from_fresh_loops(InMemoryRunCancellationManager()._async_lock) != ["took it"] * 3
