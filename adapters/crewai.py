@@ -26,6 +26,14 @@ EXECUTED result (a chat-completions transcript must answer every call), and kick
 again with the conversation (`Agent.kickoff_async(messages=[...])` keeps the trailing assistant and
 tool turns after the request). If the agent asks again, the step pauses again.
 
+Streamed legs (`--stream`): the flow runs through CrewAI's frame stream, read to its end. The first
+leg is `Flow.astream()` (what `kickoff_async()` returns on a `stream=True` flow); CrewAI has no
+streamed resume, so a resumed leg wraps `resume_async(feedback)` in the same parts `astream` is
+built from (`create_frame_streaming_state`, `create_async_frame_generator`, `AsyncStreamSession`):
+the frames are CrewAI's own events either way. The agent's LLM streams too (`LLM(stream=True)`), as
+a UI showing tokens would have it. The pause still arrives as the session's result, the
+`HumanFeedbackPending` the plain leg gets. What the frames tell is handed over in `_tell`.
+
 Tool-level approval (a gated consequential tool) is not supported: CrewAI's `before_tool_call`
 hooks can block a call or read stdin, not pause, so the gated call would have to be executed by
 the adapter after the decision.
@@ -36,7 +44,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from arena.tools.box import parse_args
@@ -185,8 +193,10 @@ class _Runtime:
 
         ctx = self.ctx
         # max_retries=0: CrewAI's OpenAI provider retries twice by default; no adapter's client retries
+        # a streamed leg streams the model's answers too (the flow stream's "llm" frames); a plain one as before
+        streaming: dict[str, Any] = {"stream": True} if ctx.stream else {}
         llm = LLM(model="openai/" + ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key,
-                  max_retries=0)
+                  max_retries=0, **streaming)
         return Agent(
             role="Assistant",
             goal="Complete the user's request with the tools provided, following your instructions.",
@@ -278,6 +288,18 @@ class CrewAIAdapter:
                     "persistence)"
                 ),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "Flow.astream() read to its end (CrewAI's StreamFrames; the agent's LLM(stream=True)); a resume "
+                    "is resume_async wrapped in astream's own frame stream (create_async_frame_generator + "
+                    "AsyncStreamSession), CrewAI having no streamed resume. Told: llm_call_completed tool-call "
+                    "answers (with the calls' ids), tool_usage_finished (no call id in CrewAI's tool events), "
+                    "flow_paused (its state's pending approval call); the pause is the session's "
+                    "HumanFeedbackPending result"
+                ),
+            ),
         ),
     )
 
@@ -286,7 +308,7 @@ class CrewAIAdapter:
             crew = _crewai()
             flow = crew["Flow"](persistence=_persistence(ctx, DB_NAME))
             flow._runtime = _Runtime(ctx)
-            result = await flow.kickoff_async()
+            result = await (_streamed(flow.astream(), ctx) if ctx.stream else flow.kickoff_async())
             return _leg(flow, result, DB_NAME)
 
     async def resume(self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:
@@ -294,8 +316,59 @@ class CrewAIAdapter:
             crew = _crewai()
             flow = crew["Flow"].from_pending(state["flow_id"], _persistence(ctx, state["db"]))
             flow._runtime = _Runtime(ctx)
-            result = await flow.resume_async(decision.as_text())
+            feedback = decision.as_text()
+            if ctx.stream:
+                result = await _streamed(_resume_stream(lambda: flow.resume_async(feedback)), ctx)
+            else:
+                result = await flow.resume_async(feedback)
             return _leg(flow, result, state["db"])
+
+
+def _resume_stream(resume: Callable[[], Awaitable[Any]]) -> Any:
+    """`resume_async` as a frame stream: CrewAI streams `kickoff` (`Flow.astream`) but not `resume`, so this
+    is `astream`'s own construction around the resume, the same sink on CrewAI's event bus."""
+    from crewai.types.streaming import AsyncStreamSession
+    from crewai.utilities.streaming import create_async_frame_generator, create_frame_streaming_state
+
+    holder: list[Any] = []
+    sessions: list[Any] = []
+    state = create_frame_streaming_state(holder, use_async=True)
+    session = AsyncStreamSession(async_iterator=create_async_frame_generator(state, resume, sessions))
+    sessions.append(session)
+    return session
+
+
+async def _streamed(session: Any, ctx: LegContext) -> Any:
+    """Read the flow's frame stream to its end, handing over what it tells; the flow's result (a pause is
+    CrewAI's `HumanFeedbackPending`, as `kickoff_async` returns it)."""
+    approval = next((s.name for s in ctx.tools.specs if s.kind is ToolKind.approval), None)
+    heads: dict[str, str] = {}  # call id -> tool name, from the model's streamed tool-call deltas
+    async for frame in session:
+        _tell(ctx, frame, approval, heads)
+    return session.result
+
+
+def _tell(ctx: LegContext, frame: Any, approval: str | None, heads: dict[str, str]) -> None:
+    """Hand over what one frame tells: the model's tool calls (once its answer is complete: the tool-call
+    `llm_call_completed`, with the calls' ids), a tool's output (`tool_usage_finished`; CrewAI's tool events
+    carry no call id), the pause (`flow_paused`, whose flow state names the approval call the step stopped at)."""
+    data = frame.data
+    if frame.type == "llm_stream_chunk" and data.get("tool_call"):
+        call = data["tool_call"]
+        if call.get("id") and call["function"].get("name"):
+            heads.setdefault(call["id"], call["function"]["name"])
+    elif frame.type == "llm_call_completed" and data.get("call_type") == "tool_call":
+        # the calls' names come from the deltas: a frame's data is cut at depth 5 (to_serializable), so the
+        # completed answer's `function.name` arrives as a repr ("'search_rooms'")
+        for call in data.get("response") or []:
+            ctx.told("tool_call", heads.get(call["id"], call["function"]["name"]), call["id"])
+    elif frame.type == "tool_usage_finished" and data.get("tool_name") != approval:
+        # the approval tool's "output" is this adapter's placeholder that ends the turn, not a result
+        ctx.told("tool_result", data["tool_name"], None, str(data.get("output")))
+    elif frame.type == "flow_paused":
+        pending = (data.get("state") or {}).get("pending")
+        if pending:
+            ctx.told("pause", pending["name"], pending["id"])
 
 
 def _persistence(ctx: LegContext, db: str) -> Any:

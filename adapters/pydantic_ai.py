@@ -303,24 +303,32 @@ class PydanticAIAdapter:
         tool call, each tool's return and each deferred (paused) call its events tell; the run's result."""
         if not ctx.stream:
             return await agent.run(**run)
-        from pydantic_ai import AgentRunResultEvent, DeferredToolRequestsEvent, FunctionToolCallEvent, FunctionToolResultEvent
-        from pydantic_ai.messages import ToolReturnPart
+        from pydantic_ai import AgentRunResultEvent
 
         result = None
         async with agent.run_stream_events(**run) as events:
             async for event in events:
-                if isinstance(event, FunctionToolCallEvent):
-                    ctx.told("tool_call", event.part.tool_name, event.part.tool_call_id)
-                elif isinstance(event, FunctionToolResultEvent) and isinstance(event.part, ToolReturnPart):
-                    ctx.told("tool_result", event.part.tool_name, event.part.tool_call_id, event.part.model_response_str())
-                elif isinstance(event, DeferredToolRequestsEvent):
-                    for part in [*event.requests.calls, *event.requests.approvals]:
-                        ctx.told("pause", part.tool_name, part.tool_call_id)
-                elif isinstance(event, AgentRunResultEvent):
+                if isinstance(event, AgentRunResultEvent):
                     result = event.result
+                else:
+                    PydanticAIAdapter._tell(ctx, event)
         if result is None:
             raise RuntimeError("the event stream ended without the run's result (AgentRunResultEvent)")
         return result
+
+    @staticmethod
+    def _tell(ctx: LegContext, event: Any) -> None:
+        """Hand over what one of pydantic-ai's stream events tells: a tool call, a tool's return, the paused calls."""
+        from pydantic_ai import DeferredToolRequestsEvent, FunctionToolCallEvent, FunctionToolResultEvent
+        from pydantic_ai.messages import ToolReturnPart
+
+        if isinstance(event, FunctionToolCallEvent):
+            ctx.told("tool_call", event.part.tool_name, event.part.tool_call_id)
+        elif isinstance(event, FunctionToolResultEvent) and isinstance(event.part, ToolReturnPart):
+            ctx.told("tool_result", event.part.tool_name, event.part.tool_call_id, event.part.model_response_str())
+        elif isinstance(event, DeferredToolRequestsEvent):
+            for part in [*event.requests.calls, *event.requests.approvals]:
+                ctx.told("pause", part.tool_name, part.tool_call_id)
 
     @staticmethod
     def _deferred_results(state: dict[str, Any], decision: Decision | DecisionSet) -> Any:

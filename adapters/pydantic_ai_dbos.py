@@ -60,6 +60,13 @@ processes are DBOS's default executor "local", the single-server setting DBOS do
 runs the step the first process is inside of again (DBOS steps are at-least-once; the first process, on
 checkpointing that step, finds the conflict and waits for the workflow's recorded outcome).
 
+Streamed (`--stream`): a durable run is the workflow's, so `run_stream_events` is not offered; DBOS's way is
+`DBOSDurability(event_stream_handler=...)`, the agent built with it for a streamed run (a plain run's has
+none). Model events are handled inside the model-request step and each tool event in an event-handler step of
+its own, handed to the leg that runs; a recovered workflow's replayed steps are not handled again. Under a
+second concurrent resume the stream changes the outcome (findings.md section 6): both executions of the resume
+workflow in one process share DBOSDurability's event-step reservation key, and the second to end fails on it.
+
 Offline: `DBOS__CLOUD=false` and `OTEL_SDK_DISABLED=true` are set (setdefault) before dbos is imported (dbos
 reads `DBOS__CLOUD` when imported); the DBOS config has `enable_otlp=False` (no OTLP traces or logs), no
 `conductor_key`/`conductor_url` (no Conductor websocket; DBOS only logs a console URL, at INFO, which the
@@ -222,12 +229,24 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
                 # adapter only waits for the workflow DBOS.launch() recovered (`continue_run`)
                 ways=("resume", "continue"),
             ),
+            Channel(
+                name="stream",
+                kind="native",
+                mechanism=(
+                    "DBOSDurability(event_stream_handler=...), DBOS's way to stream a durable run (its "
+                    "run_stream_events is refused in a workflow): model events are handled inside the model-request "
+                    "step, each tool event in an event-handler step of its own (FunctionToolCallEvent, "
+                    "FunctionToolResultEvent, DeferredToolRequestsEvent for the paused calls); steps a recovered "
+                    "workflow replays from the database are not handled again"
+                ),
+            ),
         ),
     })
 
     def __init__(self) -> None:
         super().__init__()
         self._launched = False
+        self._stream_leg: LegContext | None = None  # the leg whose stream the event handler tells (a streamed run)
         self._leg_tools = _StepTools()  # each call a DBOS step
         self._loop_executor: Any = None
 
@@ -238,7 +257,18 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
         from pydantic_ai.durable_exec.dbos import DBOSDurability
 
         # No step retries (DBOS's default without a model_step_config), as every adapter's client makes one attempt.
-        return {"name": AGENT_NAME, "capabilities": [DBOSDurability()]}
+        # A streamed run's agent hands its events to an `event_stream_handler` (DBOS's way to stream: the run is
+        # the workflow's, so `run_stream_events` is not offered); a plain run's has none, as before.
+        handler = {"event_stream_handler": self._on_events} if ctx.stream else {}
+        return {"name": AGENT_NAME, "capabilities": [DBOSDurability(**handler)]}
+
+    async def _on_events(self, run: Any, events: Any) -> None:
+        """DBOSDurability's `event_stream_handler`: model events inside the model-request step, each tool event
+        in an event-handler step of its own. What they tell is handed over to the leg that runs."""
+        ctx = self._stream_leg
+        async for event in events:
+            if ctx is not None:
+                self._tell(ctx, event)
 
     async def _run(self, prompt: str | None, history: str | None, results: Any) -> dict[str, Any]:
         """The workflow's body: pydantic-ai's run, from the prompt or from the paused history with the decision."""
@@ -260,6 +290,7 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
         global _CURRENT
         dbos = _dbos()
         self._build(ctx)
+        self._stream_leg = ctx if ctx.stream else None
         _workflow()
         if _CURRENT is not None and _CURRENT is not self and _CURRENT._launched:
             raise RuntimeError("another pydantic_ai_dbos item holds DBOS in this process")
@@ -284,6 +315,7 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
         previous, self._loop_executor = self._loop_executor, None
         asyncio.get_running_loop().set_default_executor(previous or ThreadPoolExecutor(thread_name_prefix="asyncio"))
         await asyncio.to_thread(_dbos().DBOS.destroy)
+        self._stream_leg = None
         if _CURRENT is self:
             _CURRENT = None
 

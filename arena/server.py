@@ -9,6 +9,7 @@ trace, as in-process calls.
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import threading
 import time
@@ -30,8 +31,23 @@ from arena.tools.box import ToolExecutor, with_call_id
 from arena.trace import TraceRecorder
 
 
+class _KilledClientWrites(logging.Filter):
+    """asyncio's warning for writes to a connection whose peer is gone: a streamed answer's remaining chunks to
+    a worker the harness killed on purpose (crash_recovery). The answer was recorded as served; the rest is noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "socket.send() raised exception."
+
+
+def _quiet_killed_client_writes() -> None:
+    logger = logging.getLogger("asyncio")
+    if not any(isinstance(f, _KilledClientWrites) for f in logger.filters):
+        logger.addFilter(_KilledClientWrites())
+
+
 class HarnessServer:
     def __init__(self) -> None:
+        _quiet_killed_client_writes()
         self.gateway = Gateway()
         self.chat = self.gateway.chat  # the scripted model; `chat.requests` is every body it answered
         self._executors: dict[str, ToolExecutor] = {}

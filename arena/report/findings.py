@@ -9,11 +9,13 @@ own gets the generic ones.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from arena import catalog
 from arena.report.facts import Fact, clip, ids, of
 from arena.report.matrix import Matrix, Row, Run, declared_profiles
 from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
+from arena.results import ItemResult
 from arena.streaming import is_streamed, plain_label, why_not_streamed
 
 DEFAULT_COMMAND = "arena matrix --versions --stream --jobs 2 --out reports --findings findings.md"
@@ -248,6 +250,37 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
     return "\n".join(parts)
 
 
+def _items_by_cell(found: list[tuple[Run, ItemResult, Any]]) -> str:
+    """Item ids grouped by the cell (arena x profile) they ran in: the same id runs once per profile."""
+    cells: dict[str, list[str]] = {}
+    for run, r, _ in found:
+        cells.setdefault(f"{run.meta.get('arena')} × {run.meta.get('model')}", []).append(md_text(r.item_id))
+    return "; ".join(f"{cell}: {', '.join(ids)}" for cell, ids in cells.items())
+
+
+def _flipped_checks(row: Row, plain: Row, doc_dir: Path | None) -> str:
+    """Items of a streamed row whose checks (other than the stream's own) came out otherwise than in the plain
+    run of the same cell, each with the checks that flipped: a change no column of the matrix may show."""
+    from arena.checks import STREAM_CHECK
+
+    theirs = {(run.meta.get("arena"), run.meta.get("model"), r.item_id): {c.name: c.passed for c in r.checks}
+              for run in plain.runs for r in run.results}
+    out = []
+    for run in row.runs:
+        for r in run.results:
+            before = theirs.get((run.meta.get("arena"), run.meta.get("model"), r.item_id))
+            if before is None:
+                continue
+            flips = [f"{c.name} {'passed' if before[c.name] else 'failed'} plain, {'passed' if c.passed else 'failed'} "
+                     f"streamed" for c in r.checks if c.name != STREAM_CHECK and c.name in before and before[c.name] != c.passed]
+            if flips:
+                error = f", the streamed item ended in {md_quote(clip(r.error.split(':')[0], 60))}" if r.error else ""
+                out.append(f"{md_link(r.item_id, run.path / 'traces' / f'{r.item_id}.jsonl', doc_dir)} "
+                           f"({md_text(str(run.meta.get('arena')))} × {md_text(str(run.meta.get('model')))}: "
+                           f"{md_text('; '.join(flips))}{error})")
+    return ", ".join(out)
+
+
 def streams_section(m: Matrix, doc_dir: Path | None = None) -> str:
     """Each adapter's streamed run beside its plain one: every cell where streaming changes the result, with the
     items whose outcome differs; whether what the stream told matched what ran; the adapters not streamed, and why."""
@@ -266,7 +299,7 @@ def streams_section(m: Matrix, doc_dir: Path | None = None) -> str:
         if false:
             run, r, c = false[0]
             told = (f"what the stream told did not match what ran in {len(false)}/{len(checked)} items "
-                    f"({', '.join(md_text(x.item_id) for _, x, _ in false)}); first: {md_quote(clip(c.reason, 200))} "
+                    f"({_items_by_cell(false)}); first: {md_quote(clip(c.reason, 200))} "
                     f"({md_link(r.item_id, run.path / 'traces' / f'{r.item_id}.jsonl', doc_dir)})")
         else:
             told = f"what the stream told matched what ran in {len(checked)}/{len(checked)} items"
@@ -276,7 +309,9 @@ def streams_section(m: Matrix, doc_dir: Path | None = None) -> str:
         differ = [c for c in m.columns if "notrun" not in (row.cells[c.key].status, plain.cells[c.key].status)
                   and row.cells[c.key].text != plain.cells[c.key].text]
         if not differ:
-            lines.append(f"- {name}: no cell differs from `{md_text(plain.adapter)}`'s; {told}.")
+            flipped = _flipped_checks(row, plain, doc_dir)
+            lines.append(f"- {name}: no cell differs from `{md_text(plain.adapter)}`'s; {told}"
+                         + (f"; items whose checks differ where no cell shows it: {flipped}." if flipped else "."))
             continue
         lines.append(f"- {name}: {len(differ)} cell{'s differ' if len(differ) != 1 else ' differs'} from "
                      f"`{md_text(plain.adapter)}`'s; {told}:")

@@ -62,3 +62,35 @@ def test_crewai_survives_a_restart_between_legs(tmp_path):
     pause = next(e for e in trace if e["type"] == "suspended")
     final = next(e for e in trace if e["type"] == "final")
     assert pause["pid"] != final["pid"]
+
+
+def test_crewai_streams_a_run_that_pauses_and_resumes(tmp_path):
+    # hitl-03 is approved (book_room runs on the resume), hitl-02 denied
+    r = arena("run", "human_in_the_loop", "-a", "crewai", "--stream", "--item", "hitl-02", "--item", "hitl-03",
+              "--json", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-2000:]
+    summary = json.loads(r.stdout)
+    assert summary["stream"] is True and summary["adapter"] == "crewai (streamed)"
+    assert (summary["items"], summary["passed"], summary["errors"]) == (2, 2, 0)
+    assert summary["checks"]["stream_matches_run"] == {"passed": 2, "total": 2}
+
+    def told(item: str) -> list[tuple[int, str, str, str | None]]:
+        lines = (Path(summary["run_dir"]) / "traces" / f"{item}.jsonl").read_text().splitlines()
+        return [(e["leg"], e["text"], e["tool"], e.get("call_id")) for e in map(json.loads, lines)
+                if e["type"] == "streamed"]
+
+    # the first leg's Flow.astream(): the calls (with the model's ids), the search's result, the pause on
+    # the approval call; the resumed leg's stream: the booking and its result (CrewAI's tool events carry no id)
+    approved = told("hitl-03")
+    assert [(leg, kind, tool) for leg, kind, tool, _ in approved] == [
+        (0, "tool_call", "search_rooms"), (0, "tool_result", "search_rooms"),
+        (0, "tool_call", "request_approval"), (0, "pause", "request_approval"),
+        (1, "tool_call", "book_room"), (1, "tool_result", "book_room"),
+    ]
+    assert approved[2][3] is not None and approved[3][3] == approved[2][3]  # the pause names the call
+    assert approved[1][3] is None and approved[5][3] is None
+    denied = told("hitl-02")
+    assert [(kind, tool) for _, kind, tool, _ in denied] == [
+        ("tool_call", "search_rooms"), ("tool_result", "search_rooms"),
+        ("tool_call", "request_approval"), ("pause", "request_approval"),
+    ]

@@ -260,3 +260,20 @@ def test_matrix_stream_with_runs_is_a_one_line_error(tmp_path):
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [
         "arena: error: --stream runs streamed cells; --runs reads run directories (their streamed runs included): give one"]
+
+
+def test_writes_to_a_killed_worker_do_not_flood_the_output_with_asyncio_warnings():
+    """A streamed answer's last chunks to a worker the harness killed (crash_recovery) made asyncio warn
+    "socket.send() raised exception." once per write; the harness's server drops that warning, and only it."""
+    import logging
+
+    from arena.server import HarnessServer
+
+    HarnessServer()
+    logger = logging.getLogger("asyncio")
+
+    def kept(message: str) -> bool:
+        return logger.filter(logging.LogRecord("asyncio", logging.WARNING, __file__, 1, message, None, None)) is not False
+
+    assert not kept("socket.send() raised exception.")
+    assert kept("Task was destroyed but it is pending!")

@@ -33,12 +33,29 @@ def test_findings_name_every_cell_streaming_changes_with_its_items_and_what_the_
     m = compute_matrix([plain, streamed, same, run(ARENA, "vanilla", "scripted", [item("hitl-01", PAUSED)])])
     text = streams_section(m)
     langgraph = next(line for line in text.splitlines() if line.startswith("- `langgraph (streamed)`"))
-    assert "differ" in langgraph and "did not match what ran in 1/2 items (hitl-02)" in langgraph
+    assert "differ" in langgraph and f"did not match what ran in 1/2 items ({ARENA} × scripted: hitl-02)" in langgraph
     assert "hitl-02" in text.split(langgraph, 1)[1]  # the changed cell lists the item
     assert "- `vanilla (streamed)`: no cell differs from `vanilla`'s; what the stream told matched what ran in 1/1" in text
     findings = render_findings(m)
     assert "## 6. Streamed runs" in findings and "### `langgraph (streamed)`" not in findings  # no section of its own
     assert streams_section(compute_matrix([plain])) == ""  # no streamed run: no section
+
+
+def test_findings_name_an_item_whose_check_flips_where_no_cell_shows_it():
+    """A check that no column of the matrix reads (resume_safety's one_resume_finished, say) passes plain and fails
+    streamed: the cells are equal, yet section 6 names the item, the check and how the streamed item ended."""
+    plain = run(ARENA, "vanilla", "scripted", [item("hitl-01", {**PAUSED, "one_resume_finished": True})])
+    streamed = run(ARENA, "vanilla (streamed)", "scripted",
+                   [item("hitl-01", {**PAUSED, "one_resume_finished": False, **_stream()}, error="KeyError: ('x', 'y')")],
+                   stream=True)
+    line = next(line for line in streams_section(compute_matrix([plain, streamed])).splitlines()
+                if line.startswith("- `vanilla (streamed)`"))
+    assert "no cell differs" in line
+    assert "items whose checks differ where no cell shows it: [hitl-01]" in line
+    assert "one_resume_finished passed plain, failed streamed, the streamed item ended in KeyError" in line
+    same = run(ARENA, "vanilla (streamed)", "scripted", [item("hitl-01", {**PAUSED, "one_resume_finished": True, **_stream()})],
+               stream=True)
+    assert "checks differ" not in streams_section(compute_matrix([plain, same]))
 
 
 def test_the_matrix_plan_streams_installed_adapters_with_the_channel_only():
