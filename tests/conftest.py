@@ -19,6 +19,21 @@ os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+# The suite runs in worker processes (pyproject's addopts: `-n auto --dist loadfile`; `-n 0` for one process).
+FIRST = "tests/report/test_findings_committed.py"  # holds the longest test: a full fresh matrix (ARENA_FULL_MATRIX=1)
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """One worker more than the machine has cores: most tests wait (on the model, a watched pause, a worker
+    process starting) rather than compute, and a third worker fills those waits on two cores."""
+    return (os.cpu_count() or 1) + 1
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """The full matrix's file first, so a worker starts it at once and the others share the rest meanwhile."""
+    items.sort(key=lambda item: item.nodeid.split("::")[0] != FIRST)
+
+
 def _is_loopback(address) -> bool:
     host = address[0] if isinstance(address, tuple) else address
     if not isinstance(host, str):
