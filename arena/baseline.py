@@ -178,12 +178,23 @@ def _why(results: list[ItemResult]) -> str:
     return _one_line(epoch + (failing[0] if failing else bad.error or bad.status), 160)
 
 
+def baseline_name(baseline: Baseline, adapter: str) -> str:
+    """The row a run is judged against: its own, else, for a framework from source (`name@path:...`,
+    `name@git+...`), the released adapter's it would replace (a maintainer's branch against the release)."""
+    from arena.versions import base_name, is_source, is_versioned
+
+    known = {key[1] for key in baseline.items} | {key[0] for key in baseline.cells}
+    if adapter in known or not is_versioned(adapter) or not is_source(adapter.split("@", 1)[1]):
+        return adapter
+    return base_name(adapter)
+
+
 def compare(baseline: Baseline, runs: Sequence[Run]) -> Comparison:
     """Regressions, improvements and known failures of these runs against the baseline."""
     out = Comparison(baseline=baseline.source)
     for run in runs:
         for item_id, results in _by_item(run).items():
-            before = baseline.items.get((*run.key, item_id))
+            before = baseline.items.get((run.arena, baseline_name(baseline, run.adapter), run.model, item_id))
             if before is None:
                 continue
             out.items += 1
@@ -205,12 +216,13 @@ def _compare_cells(baseline: Baseline, runs: Sequence[Run], out: Comparison) -> 
     ran_now = {run.key: {r.item_id for r in run.results} for run in runs}
     matrix = compute_matrix(list(runs))
     for row in matrix.rows:
+        theirs = baseline_name(baseline, row.adapter)
         for column in matrix.columns:
-            before_all = baseline.cells.get((row.adapter, column.key))
+            before_all = baseline.cells.get((theirs, column.key))
             if column.kind == "declared" or column.neutral or before_all is None:
                 continue
             scope = {(p, i) for p in column.profiles for i in ran_now.get((column.arena, row.adapter, p), set())
-                     & baseline.ran.get((column.arena, row.adapter, p), set())}
+                     & baseline.ran.get((column.arena, theirs, p), set())}
             before = {k: ok for k, ok in before_all.items() if k in scope}
             after = {(e.profile, e.item): e.ok for e in row.cells[column.key].evidence if (e.profile, e.item) in scope}
             if not before and not after:

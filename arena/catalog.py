@@ -54,6 +54,8 @@ class AdapterEntry:
     # an isolated environment's name when not the adapter name's first word (an adapter run against
     # another release of its framework: "langgraph@1.1.10", arena/versions.py)
     env: str = ""
+    # the framework's unreleased source, for `name@path:...` / `name@git+...` (arena/versions.py): meta.json records it
+    source: str = ""
 
     @property
     def plugin(self) -> bool:

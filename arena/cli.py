@@ -181,7 +181,7 @@ def _print_models(out: Console) -> None:
 def run_cmd(
     arena_name: Annotated[str, typer.Argument(metavar="ARENA", help="arena to run (see `arena list`)")],
     adapter: Annotated[Optional[list[str]], typer.Option("--adapter", "-a", help=(
-        "adapter name, `all`, or module:Class; repeatable. Without it: every installed adapter (see `arena list`)"))] = None,
+        "adapter name, `all`, module:Class, name@<release>, name@path:<checkout> or name@git+<url>@<ref>; repeatable. Without it: every installed adapter (see `arena list`)"))] = None,
     model: Annotated[
         Optional[str], typer.Option(help="a scripted profile of the arena (default: its first; `arena list` shows each "
                                          "arena's), or a real model: openai/<model> or openai:<model>")
@@ -406,7 +406,7 @@ def matrix_cmd(
     runs: Annotated[Optional[list[Path]], typer.Option("--runs", help="existing run directory, or a folder of them (newest per arena/adapter/model); repeatable. Without it, everything is run first")] = None,
     out: Annotated[Path, typer.Option(help="where matrix.md/.html/.json (and, when running, runs/) go")] = Path("reports"),
     adapter: Annotated[Optional[list[str]], typer.Option("--adapter", "-a", help=(
-        "adapter name, `all`, or module:Class; repeatable. Without it: every installed adapter (when running)"))] = None,
+        "adapter name, `all`, module:Class, name@<release>, name@path:<checkout> or name@git+<url>@<ref>; repeatable. Without it: every installed adapter (when running)"))] = None,
     arena_name: Annotated[Optional[list[str]], typer.Option("--arena", help="only this arena; repeatable (default: all)")] = None,
     findings: Annotated[Optional[Path], typer.Option(help="also write findings.md here")] = None,
     versions: Annotated[bool, typer.Option("--versions", help=(

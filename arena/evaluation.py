@@ -302,6 +302,10 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
             "epochs": epochs, "seed": seed, "target": _target_name(target)}
     if not_measured:  # only then: other runs' meta stays as it was
         meta["not_measured"] = not_measured
+    if isinstance(target, AdapterEntry) and target.source:  # a framework from a checkout or a git ref
+        from arena.versions import framework_source
+
+        meta["framework_source"] = framework_source(target.source)
     if stream:  # likewise
         meta["stream"], meta["stream_mechanism"] = True, info.mechanism("stream")
         adapter_name = streamed_label(adapter_name)

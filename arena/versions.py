@@ -1,4 +1,5 @@
-"""Adapters pinned to a framework release: `-a langgraph@1.1.0`, `-a langgraph@latest`.
+"""Adapters pinned to a framework release: `-a langgraph@1.1.0`, `-a langgraph@latest`; or to unreleased
+framework source: `-a langgraph@path:<checkout>`, `-a openai_agents@git+<url>@<ref>` (docs/maintainers.md).
 
 The same adapter code runs against another release of its framework in an isolated environment of
 its own (arena/worker/envs.py), built with uv on first use and cached by its requirements. The
@@ -13,6 +14,7 @@ built. `DEFAULT_VERSIONS` is the set `arena matrix --versions` runs.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 import subprocess
@@ -41,12 +43,26 @@ class VersionError(UserError, ValueError):
     """A bad `name@version`: one line."""
 
 
+PATH = "path:"  # `-a langgraph@path:/src/langgraph/libs/langgraph`: a local checkout, installed editable
+GIT = "git+"  # `-a openai_agents@git+https://github.com/openai/openai-agents-python@main`: a git URL uv installs
+
+
 def is_versioned(name: str) -> bool:
-    return "@" in name and ":" not in name
+    """`name@release` or `name@<source>` (not `module:Class`, whose part before any `@` has a colon)."""
+    return "@" in name and ":" not in name.split("@", 1)[0]
+
+
+def is_source(version: str) -> bool:
+    """A framework from a checkout or a git URL rather than a release on the index."""
+    return version.startswith((PATH, GIT))
 
 
 def split(name: str) -> tuple[str, str]:
-    """`langgraph@1.1.0` -> ("langgraph", "1.1.0"); a malformed spec is a VersionError."""
+    """`langgraph@1.1.0` -> ("langgraph", "1.1.0"); `langgraph@path:/src/lg` -> ("langgraph", "path:/src/lg");
+    a malformed spec is a VersionError."""
+    base, _, rest = name.partition("@")
+    if is_source(rest):
+        return base, _checked_source(name, rest)
     match = _SPEC.match(name)
     if match is None:
         raise VersionError(f"adapter {name!r} is not name@version (e.g. langgraph@1.1.0 or langgraph@latest)")
@@ -57,6 +73,55 @@ def split(name: str) -> tuple[str, str]:
         except InvalidVersion:
             raise VersionError(f"{version!r} in {name!r} is not a release version (e.g. 1.1.0) or 'latest'") from None
     return match["name"], version
+
+
+def _checked_source(name: str, source: str) -> str:
+    """A path as an absolute path to a directory with a pyproject.toml or setup.py; a git URL with its ref."""
+    if source.startswith(PATH):
+        path = os.path.abspath(os.path.expanduser(source[len(PATH):]))
+        if not os.path.isdir(path):
+            raise VersionError(f"{source[len(PATH):]!r} in {name!r} is not a directory (a checkout of the framework)")
+        if not any(os.path.exists(os.path.join(path, f)) for f in ("pyproject.toml", "setup.py")):
+            raise VersionError(f"{path} in {name!r} has no pyproject.toml or setup.py: name the package's folder "
+                               "(e.g. libs/langgraph in langgraph's repository)")
+        return PATH + path
+    url = source[len(GIT):]
+    if "://" not in url or "@" not in url.split("://", 1)[1]:
+        raise VersionError(f"{source!r} in {name!r} is not git+<url>@<ref> (e.g. git+https://github.com/o/r@main)")
+    return source
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _git_commit(source: str) -> str:
+    """The commit a git source's ref names now (a branch moves: its environment is keyed by the commit)."""
+    from arena.worker.envs import EnvError
+
+    url, _, ref = source[len(GIT):].rpartition("@")
+    if re.fullmatch(r"[0-9a-f]{40}", ref):
+        return ref
+    listed = _git("ls-remote", url, ref)
+    found = listed.split()[0] if listed else None
+    if not found:
+        raise EnvError(f"git could not resolve {ref!r} in {url} (git ls-remote)")
+    return found
+
+
+def framework_source(source: str) -> dict[str, object]:
+    """What `meta.json` records of a framework installed from source: the path or URL, and the commit."""
+    if source.startswith(PATH):
+        path = source[len(PATH):]
+        commit = _git("-C", path, "rev-parse", "HEAD")
+        dirty = bool(_git("-C", path, "status", "--porcelain", "--untracked-files=no")) if commit else None
+        return {"kind": "path", "path": path, "commit": commit, "uncommitted_changes": dirty}
+    url, _, ref = source[len(GIT):].rpartition("@")
+    return {"kind": "git", "url": url, "ref": ref, "commit": _git_commit(source)}
 
 
 def base_name(adapter: str) -> str:
@@ -100,11 +165,22 @@ def requirements_for(entry, version: str) -> tuple[str, list[str]]:
         marker = str(req.marker or "")
         extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
         if marker == extra:
-            pin = f"=={version}" if req.name == entry.framework else ""
-            out.append(f"{req.name}{extras}{pin}")
+            if req.name == entry.framework and is_source(version):
+                out.append(_from_source(req.name, extras, version))
+            else:
+                pin = f"=={version}" if req.name == entry.framework else ""
+                out.append(f"{req.name}{extras}{pin}")
         elif not marker and req.name != "uv":  # the harness's own: the worker imports arena's core
             out.append(f"{req.name}{extras}")
     return extra_name, sorted(out)
+
+
+def _from_source(dist: str, extras: str, source: str) -> str:
+    """The requirement line of a framework from source: an editable checkout, or a git URL at a commit."""
+    if source.startswith(PATH):
+        return f"-e {source[len(PATH):]}{extras}"
+    url, _, _ref = source[len(GIT):].rpartition("@")
+    return f"{dist}{extras} @ git+{url}@{_git_commit(source)}"
 
 
 def resolve_latest(dist: str) -> str:
@@ -157,6 +233,14 @@ def versioned_entry(entry, version: str):
     if entry.isolated:
         raise VersionError(f"adapter {entry.name!r} already has an environment of its own "
                            f"(adapters/envs/{entry.env_name}.txt); pin its release there")
+    if is_source(version):
+        # Unreleased: resolved against the index as it stands. A checkout is installed editable (its code as it is
+        # at each run); a git ref is pinned to the commit it names now. The environment is keyed by either.
+        extra, requirements = requirements_for(entry, version)
+        digest = hashlib.sha256("\n".join(requirements).encode()).hexdigest()[:10]
+        env = f"{extra}@{'path' if version.startswith(PATH) else 'git'}-{digest}"
+        envs.register(env, f"# {entry.framework} from {version}\n" + "\n".join(requirements) + "\n")
+        return dataclasses.replace(entry, name=f"{entry.name}@{version}", environment="isolated", env=env, source=version)
     if version == LATEST:
         version = resolve_latest(entry.framework)
     extra, requirements = requirements_for(entry, version)

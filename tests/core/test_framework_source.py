@@ -1,0 +1,115 @@
+"""An adapter run against unreleased framework source (`-a openai_agents@path:<checkout>`, `@git+<url>@<ref>`):
+what a maintainer runs on a branch before a release, judged against the release's row of a baseline."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from arena.catalog import builtin_adapters
+from arena.versions import VersionError, framework_source, is_versioned, split
+
+ROOT = Path(__file__).resolve().parents[2]
+GIT = shutil.which("git")
+ADAPTER = "openai_agents"
+PATCHED = "agents/util/_approvals.py"  # the needs_approval setting is read here (openai-agents 0.24)
+DOCSTRING = '    """Return bool from a needs_approval setting that may be bool or callable/awaitable."""\n'
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.invalid", "-c", "user.name=t", *args],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _checkout(tmp_path: Path) -> Path:
+    """A git repository holding the installed openai-agents as its release shipped it (its package and a
+    pyproject with the same name, version and dependencies), committed."""
+    dist = metadata.distribution("openai-agents")
+    repo = tmp_path / "openai-agents"
+    shutil.copytree(Path(dist.locate_file("agents")), repo / "agents", ignore=shutil.ignore_patterns("__pycache__"))
+    dependencies = [r for r in dist.requires or [] if "extra ==" not in r]
+    (repo / "pyproject.toml").write_text(
+        f'[project]\nname = "openai-agents"\nversion = "{dist.version}"\nrequires-python = ">=3.10"\n'
+        f"dependencies = {json.dumps(dependencies)}\n\n"
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        '[tool.hatch.build.targets.wheel]\npackages = ["agents"]\n')
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", f"openai-agents {dist.version} as released")
+    return repo
+
+
+def arena(*args: str, env_dir: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ARENA_ENV_DIR": str(env_dir)}  # the checkout's environment goes with the test's files
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=900,
+                          cwd=ROOT, env=env)
+
+
+@pytest.mark.skipif(GIT is None, reason="needs git to make the checkout a repository")
+@pytest.mark.skipif(not builtin_adapters()[ADAPTER].available, reason="needs openai-agents installed")
+def test_a_patched_checkout_changes_the_gate_cell_and_fails_the_baseline_against_the_release(tmp_path):
+    """The checkout with one change (nothing needs approval any more) runs in an environment of its own,
+    installed editable: its row shows the gate cell lost, and the baseline gate judges it against the released
+    adapter's row of the committed matrix: exit 4, the regressions named. meta.json records the checkout."""
+    repo = _checkout(tmp_path)
+    patched = repo / PATCHED
+    source = patched.read_text()
+    assert DOCSTRING in source
+    patched.write_text(source.replace(DOCSTRING, DOCSTRING + "    return False  # the change under test\n", 1))
+    name = f"{ADAPTER}@path:{repo}"
+    out = tmp_path / "runs"
+    r = arena("run", "approval_gate", "-a", name, "--item", "gate-01", "--item", "gate-02", "--json",
+              "--out", str(out), "--baseline", str(ROOT / "reports" / "matrix.json"), env_dir=tmp_path / "envs")
+    assert r.returncode == 4, r.stderr[-2000:]
+    assert f"regression: {name} | approval_gate/reckless | item gate-01: passed -> failed (suspended: " in r.stderr
+    assert f"regression: {name} | approval_gate/reckless | cell gate_holds (tool-level gate holds): 2/2 -> 0/2" in r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["adapter"] == name and summary["framework_version"] == metadata.version("openai-agents")
+    meta = json.loads((Path(summary["run_dir"]) / "meta.json").read_text())
+    assert meta["framework_source"] == {"kind": "path", "path": str(repo), "commit": _git(repo, "rev-parse", "HEAD"),
+                                        "uncommitted_changes": True}
+
+    report = arena("matrix", "--runs", str(out), "--out", str(tmp_path / "report"), env_dir=tmp_path / "envs")
+    assert report.returncode == 0, report.stderr[-2000:]
+    row = next(line for line in (tmp_path / "report" / "matrix.md").read_text().splitlines()
+               if line.startswith(f"| `{name}` |"))
+    assert "| 0/2 |" in row  # the gate cell, from the patched checkout's run
+
+
+@pytest.mark.skipif(GIT is None, reason="needs git")
+def test_a_git_source_is_pinned_to_the_commit_its_ref_names(tmp_path):
+    """`name@git+<url>@<branch>`: the environment installs the commit the branch names when it is resolved (a
+    branch moves on; the environment, keyed by its requirements, must not), and meta.json records both."""
+    from arena.versions import requirements_for
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "README").write_text("x")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "one")
+    commit = _git(repo, "rev-parse", "HEAD")
+    source = f"git+file://{repo}@main"
+    assert split(f"{ADAPTER}@{source}") == (ADAPTER, source) and is_versioned(f"{ADAPTER}@{source}")
+    _, requirements = requirements_for(builtin_adapters()[ADAPTER], source)
+    assert f"openai-agents @ git+file://{repo}@{commit}" in requirements
+    assert framework_source(source) == {"kind": "git", "url": f"file://{repo}", "ref": "main", "commit": commit}
+
+
+def test_a_bad_source_is_one_line_before_anything_is_built(tmp_path):
+    for spec, says in [(f"{ADAPTER}@path:{tmp_path / 'absent'}", "is not a directory"),
+                       (f"{ADAPTER}@path:{tmp_path}", "has no pyproject.toml or setup.py"),
+                       (f"{ADAPTER}@git+https://example.invalid/repo", "is not git+<url>@<ref>")]:
+        with pytest.raises(VersionError, match=re.escape(says)):
+            split(spec)
+    r = arena("run", "approval_gate", "-a", f"{ADAPTER}@path:{tmp_path / 'absent'}", env_dir=tmp_path)
+    assert r.returncode != 0 and "Traceback" not in r.stderr and "is not a directory" in r.stderr
+    assert not is_versioned("tests.zoo:NeverPauses") and is_versioned("langgraph@1.1.10")
