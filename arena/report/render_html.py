@@ -11,8 +11,10 @@ import json
 import re
 from html import escape
 
+from arena.report.columns import Column
 from arena.report.matrix import Cell, Matrix, Row, Run
 from arena.results import ItemResult
+from arena.streaming import is_streamed
 from arena.types import TraceEvent
 
 
@@ -55,6 +57,13 @@ table.matrix th { background: #f9fafb; font-weight: 600; vertical-align: bottom;
 table.matrix th small { display: block; font-weight: 400; color: var(--muted); font-size: 11px; }
 table.matrix td small { display: block; font-size: 11px; color: var(--muted); white-space: normal; }
 table.matrix td.adapter { text-align: left; font-family: ui-monospace, monospace; font-weight: 600; }
+table.matrix th.arena { background: #eef2f7; font-size: 13px; text-align: left; }
+table.matrix .first { border-left: 3px solid #6b7280; }
+table.matrix td.adapter a.fw { display: block; font-weight: 400; font-size: 11px; color: var(--muted); }
+div.scroll { overflow-x: auto; max-width: 100%; }
+table.matrix td.adapter, table.matrix tr.arenas th:first-child { position: sticky; left: 0; z-index: 1; }
+table.matrix td.adapter { background: #fff; }
+@media (max-width: 700px) { body { padding: 12px; } .evidence ul { columns: 1; } }
 td.s-pass { background: var(--pass); } td.s-partial { background: var(--partial); }
 td.s-fail { background: var(--fail); } td.s-na { background: var(--na); color: var(--muted); }
 td.s-notrun { background: var(--notrun); color: var(--muted); font-style: italic; }
@@ -107,30 +116,53 @@ SCRIPT = """
 BAR = {"pass": "#2f9e44", "partial": "#f59f00", "fail": "#e03131"}
 
 
-def _cell_html(row: Row, key: str, cell: Cell) -> str:
+def _cell_html(row: Row, key: str, cell: Cell, first: bool = False, base: str = "") -> str:
     title = esc(cell.note or ("; ".join(f"{e.item}: {e.note}" for e in cell.failing[:3])))
     if cell.status == "notrun":
         inner = esc(cell.text)
     elif cell.status == "info" and not cell.evidence:  # declared: the adapter's own account
-        inner = f'<a href="#{slug("adapter", row.adapter)}">{esc(cell.text)}</a>'
+        inner = f'<a href="{base}#{slug("adapter", row.adapter)}">{esc(cell.text)}</a>'
     else:
-        inner = f'<a href="#{slug("ev", row.adapter, key)}">{esc(cell.text)}</a>'
+        inner = f'<a href="{base}#{slug("ev", row.adapter, key)}">{esc(cell.text)}</a>'
     if cell.repeated is not None:  # with --epochs: the cell over every epoch, under its first epoch's count
         inner += f"<small>{esc(cell.repeated_text())}</small>"
-    return f'<td class="s-{cell.status}" title="{title}">{inner}</td>'
+    return f'<td class="s-{cell.status}{" first" if first else ""}" title="{title}">{inner}</td>'
 
 
-def matrix_table(m: Matrix) -> str:
+def framework_page(framework: str) -> str:
+    """The file name of a framework's own page, beside matrix.html."""
+    return f"{slug('framework', framework or 'none')}.html"
+
+
+def _groups(m: Matrix) -> list[tuple[str, int]]:
+    """The columns' arenas in order, each with how many columns it has (they are contiguous)."""
+    out: list[tuple[str, int]] = []
+    for c in m.columns:
+        if out and out[-1][0] == c.arena:
+            out[-1] = (c.arena, out[-1][1] + 1)
+        else:
+            out.append((c.arena, 1))
+    return out
+
+
+def matrix_table(m: Matrix, rows: list[Row] | None = None, pages: bool = True, base: str = "") -> str:
+    """The colour-coded table, its columns grouped under their arena; each row links to its drill-down (in the
+    page `base`, this one by default) and, with `pages`, to its framework's page."""
+    starts = {c.key for i, c in enumerate(m.columns) if i == 0 or m.columns[i - 1].arena != c.arena}
+    groups = "".join(f'<th class="arena first" colspan="{n}">{esc(arena)}</th>' for arena, n in _groups(m))
     head = "".join(
-        f'<th title="{esc(c.derivation)}">{esc(c.title)}<small>{esc(c.arena)} × {esc(" / ".join(c.profiles))}</small></th>'
+        f'<th class="{"first" if c.key in starts else ""}" title="{esc(c.derivation)}">{esc(c.title)}'
+        f'<small>{esc(" / ".join(c.profiles))}</small></th>'
         for c in m.columns
     )
     body = []
-    for row in m.rows:
-        cells = "".join(_cell_html(row, c.key, row.cells[c.key]) for c in m.columns)
-        body.append(f'<tr><td class="adapter"><a href="#{slug("adapter", row.adapter)}">{esc(row.adapter)}</a></td>{cells}</tr>')
-    return (f'<table class="matrix" id="matrix-table"><thead><tr><th>adapter</th>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+    for row in m.rows if rows is None else rows:
+        cells = "".join(_cell_html(row, c.key, row.cells[c.key], c.key in starts, base) for c in m.columns)
+        page = (f'<a class="fw" href="{esc(framework_page(row.framework))}" title="{esc(row.framework)}: its page">'
+                f'{esc(row.framework)} ›</a>' if pages else "")
+        body.append(f'<tr><td class="adapter">{page}<a href="{base}#{slug("adapter", row.adapter)}">{esc(row.adapter)}</a></td>{cells}</tr>')
+    return (f'<div class="scroll"><table class="matrix" id="matrix-table"><thead><tr class="arenas"><th rowspan="2">adapter</th>'
+            f'{groups}</tr><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
 def chart(m: Matrix) -> str:
@@ -317,4 +349,61 @@ def render_matrix_html(m: Matrix) -> str:
         "<h2>Drill-down</h2><p><button id=\"expand\" type=\"button\">expand all</button> "
         "<button id=\"collapse\" type=\"button\">collapse all</button></p>"
         f"{adapters}<script>{SCRIPT}</script></body></html>\n"
+    )
+
+
+def frameworks(m: Matrix) -> list[str]:
+    """The frameworks of the matrix's rows, in row order."""
+    return list(dict.fromkeys(row.framework for row in m.rows))
+
+
+def _elsewhere(m: Matrix, column: Column, mine: list[Row]) -> str:
+    """How the same column reads for the other frameworks' installed, plain rows."""
+    others = [r for r in m.rows if r not in mine and "@" not in r.adapter and not is_streamed(r.adapter)]
+    return " · ".join(f'<span class="cellchip s-{r.cells[column.key].status}">{esc(r.adapter)} '
+                      f'{esc(r.cells[column.key].text)}</span>' for r in others)
+
+
+def render_framework_html(m: Matrix, framework: str) -> str:
+    """A framework's own page: its rows (adapters, releases, streamed runs) over every arena, each cell short of
+    its pass with the items behind it and their traces, and how that column reads for the other frameworks."""
+    mine = [row for row in m.rows if row.framework == framework]
+    short = []
+    for column in m.columns:
+        for row in mine:
+            cell = row.cells[column.key]
+            if cell.status not in ("fail", "partial"):
+                continue
+            items = []
+            for e in cell.evidence:
+                if not cell.short_of(e):
+                    continue
+                run = next((r for r in row.runs if str(r.path) == e.run), None)
+                result = next((x for x in run.results if x.item_id == e.item), None) if run else None
+                profile = f' <span class="muted">({esc(e.profile)})</span>' if e.profile else ""
+                trace = item_html(row, run, result) if run and result else ""
+                items.append(f'<li class="bad"><code>{esc(e.item)}</code>{profile} — {esc(e.note)}{trace}</li>')
+            short.append(
+                f'<div class="evidence" id="{slug("short", row.adapter, column.key)}"><h4>{esc(row.adapter)} · '
+                f'{esc(column.title)}: {esc(cell.text)} <span class="muted">({esc(column.arena)})</span></h4>'
+                f'<p class="muted">{prose(column.derivation)}</p><ul class="short">{"".join(items)}</ul>'
+                f'<p class="muted">elsewhere: {_elsewhere(m, column, mine)}</p></div>')
+    versions = ", ".join(f"{esc(row.adapter)} ({esc(row.version)})" for row in mine)
+    return (
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<title>{esc(framework)}: arena</title><style>{CSS}"
+        ".cellchip { display: inline-block; padding: 0 5px; border-radius: 3px; margin: 1px 0; font-size: 12px; }"
+        ".cellchip.s-pass { background: var(--pass); } .cellchip.s-partial { background: var(--partial); }"
+        ".cellchip.s-fail { background: var(--fail); } .cellchip.s-na, .cellchip.s-notrun { background: var(--na); }"
+        ".cellchip.s-info { background: var(--info); } ul.short { padding-left: 18px; } ul.short details { margin-left: 0; }"
+        "</style></head><body>"
+        f"<p><a href=\"matrix.html\">‹ the whole matrix</a></p><h1>{esc(framework)}</h1>"
+        f"<p class=\"sub\">{_plural(len(mine), 'row', 'rows')}: {versions}. Each cell is derived from the harness's "
+        "own traces; below the table, every cell short of its pass with the items behind it, their traces, and the "
+        "same column for the other frameworks.</p>"
+        f"<h2>Cells</h2>{matrix_table(m, mine, pages=False, base='matrix.html')}"
+        f"<h2>Short of their pass ({len(short)})</h2>"
+        + ("".join(short) if short else "<p>Every cell of these rows is at its pass, n/a, declared or not run.</p>")
+        + "</body></html>\n"
     )

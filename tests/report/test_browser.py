@@ -113,3 +113,24 @@ def test_the_inertness_check_would_catch_unescaped_text(chromium, tmp_path):
     page = tmp_path / "raw.html"
     page.write_text(f"<!doctype html><html><head><title>arena feature matrix</title></head><body>{FINAL}</body></html>")
     assert set(_pwned(dump_dom(chromium, page, tmp_path / "profile"))) >= {"title changed", "body attribute set"}
+
+
+@pytest.mark.parametrize("width", [1400, 480])
+def test_a_framework_page_renders_its_cells_in_a_wide_and_a_narrow_window(subset_report, chromium, tmp_path, width):
+    """langgraph's page, linked from the matrix: its colour-coded rows (the sibling cell it fails included) and
+    the items short of a pass; in a narrow window the table scrolls inside the page instead of widening it."""
+    out = subset_report["out"]
+    assert 'href="framework-langgraph.html"' in (out / "matrix.html").read_text()
+    page = out / "framework-langgraph.html"
+    png = tmp_path / "page.png"
+    r = subprocess.run(chromium_cmd(chromium, tmp_path / "profile", f"--window-size={width},1000", f"--screenshot={png}",
+                                    page.as_uri()), capture_output=True, text=True, timeout=120)
+    assert png.is_file(), r.stderr[-2000:]
+    total, counts = colour_counts(png)
+    assert (total - counts[(255, 255, 255)]) / total > 0.15, "the page is (nearly) blank"
+    assert counts[STATUS_COLOURS["pass"]] > 3000
+    if width > 1000:  # in the narrow window that column is scrolled out of view
+        assert counts[STATUS_COLOURS["fail"]] > 3000  # sibling tool held: 0/12
+    dom = dump_dom(chromium, page, tmp_path / "profile")
+    assert "<title>langgraph: arena</title>" in dom and 'id="short-langgraph-sibling_held"' in dom
+    assert '<div class="scroll"><table class="matrix" id="matrix-table">' in dom

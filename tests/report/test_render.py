@@ -137,7 +137,38 @@ def test_html_cells_link_to_their_evidence_and_items():
 def test_write_reports(tmp_path):
     m = compute_matrix(sample_runs())
     paths = write_reports(m, tmp_path / "out", tmp_path / "findings.md")
-    assert {p.name for p in paths.values()} == {"matrix.md", "matrix.html", "matrix.json", "findings.md"}
+    assert {p.name for p in paths.values()} == {"matrix.md", "matrix.html", "matrix.json", "findings.md",
+                                               "framework-vanilla_fw.html", "framework-langgraph_fw.html",
+                                               "framework-evil_adapter_fw.html"}
     data = json.loads(paths["json"].read_text())
     assert [r["adapter"] for r in data["rows"]] == ["vanilla", "langgraph", "evil|adapter"]
     assert data["rows"][1]["cells"]["sibling_held"]["n"] == 0 and data["rows"][1]["cells"]["sibling_held"]["total"] == 2
+
+
+def test_the_matrix_groups_its_columns_by_arena_and_links_each_row_to_its_frameworks_page():
+    page = render_matrix_html(compute_matrix(sample_runs()))
+    head = page.split('<tr class="arenas">')[1].split("</tr>")[0]
+    assert re.findall(r'<th class="arena first" colspan="(\d+)">([a-z_]+)</th>', head)[:2] == [
+        ("6", "human_in_the_loop"), ("1", "durable_state")]
+    assert '<a class="fw" href="framework-langgraph_fw.html"' in page
+
+
+def test_a_framework_page_shows_its_rows_and_each_cell_short_of_its_pass_with_items_traces_and_the_others(tmp_path):
+    """langgraph's page: its row only; sibling tool held (0/2) with both items, their traces inline, and how the
+    column reads for the other frameworks; self-contained, every in-page anchor resolves, model text inert."""
+    from arena.report.render_html import render_framework_html
+
+    m = compute_matrix(sample_runs())
+    page = render_framework_html(m, "langgraph-fw")
+    table = page.split('id="matrix-table"')[1].split("</table>")[0]
+    assert table.count('<td class="adapter">') == 1 and ">langgraph</a></td>" in table
+    short = page.split('id="short-langgraph-sibling_held"')[1].split('<div class="evidence"')[0]
+    assert "sibling tool held: 0/2" in short and short.count('<li class="bad">') == 2
+    assert 'id="item-langgraph-human_in_the_loop-scripted_eager-hitl_01"' in short  # the trace, inline
+    assert "elsewhere: " in short and ">vanilla 2/2</span>" in short and "evil|adapter" in short
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page) and "<script" not in page
+    ids = set(re.findall(r'id="([^"]+)"', page))
+    assert set(re.findall(r'href="#([^"]+)"', page)) <= ids
+    assert set(re.findall(r'href="(matrix\.html)#', page)) == {"matrix.html"}  # the cells open the whole matrix
+    assert FINAL not in render_framework_html(m, "evil|adapter-fw")  # escaped as in the matrix
+    assert "Every cell of these rows is at its pass" in render_framework_html(m, "vanilla-fw")
