@@ -401,6 +401,25 @@ def _print_errors(kept: dict[str, list], verbose: bool, out: Console) -> None:
                   soft_wrap=True)
 
 
+def _history_adapters(name: str) -> list[str]:
+    """`name@release` for the latest patch of each of the last six minor releases of its framework, oldest
+    first, and `name` itself for the installed release."""
+    from arena import catalog
+    from arena.versions import recent_releases
+
+    entry = catalog.adapters().get(name)
+    if entry is None:
+        _fail(f"--history: unknown adapter {name!r}; choose from {', '.join(catalog.adapters())}")
+    if entry.isolated or not entry.available:
+        _fail(f"--history: {name!r} must be installed in this environment (an isolated adapter pins its release "
+              "in its own requirements)")
+    try:
+        releases = recent_releases(entry.framework)
+    except SetupError as exc:
+        _fail(f"--history: {exc}")
+    return [f"{name}@{v}" for v in releases if v != entry.version] + [name]
+
+
 @app.command("matrix", cls=_Command)
 def matrix_cmd(
     runs: Annotated[Optional[list[Path]], typer.Option("--runs", help="existing run directory, or a folder of them (newest per arena/adapter/model); repeatable. Without it, everything is run first")] = None,
@@ -425,6 +444,9 @@ def matrix_cmd(
         min=1, max=16)] = 1,
     stream: Annotated[bool, typer.Option("--stream", help=(
         "also run every cell of each adapter that streams (its installed release) streamed, as a row of its own"))] = False,
+    history: Annotated[Optional[str], typer.Option("--history", metavar="ADAPTER", help=(
+        "run ADAPTER against the latest patch of each of its framework's last six minor releases (and the "
+        "installed one), and write history-ADAPTER.md: every cell's value now, since which release, and where it changed"))] = None,
 ) -> None:
     """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
     import json
@@ -453,6 +475,10 @@ def matrix_cmd(
         from arena.shard import Shard
 
         Shard.parse(shard)  # a bad K/N is one line before anything runs
+    if history is not None:
+        if runs or adapter or versions or shard is not None:
+            _fail("--history runs one adapter's releases: it goes with none of --runs, -a, --versions, --shard")
+        adapter = _history_adapters(history)
     writable_dir(out)
     if findings is not None:
         writable_dir(findings.parent, "--findings' folder")
@@ -484,6 +510,16 @@ def matrix_cmd(
                           if (not arena_name or m.cell.split("/")[0] in arena_name)
                           and (not adapter or "all" in adapter or m.cell.split("/")[1] in adapter)]
     paths = write_reports(matrix, out, findings)
+    if history is not None:
+        from arena.report.findings import history_table, release_groups
+
+        rows = release_groups(matrix).get(history, [])
+        path = out / f"history-{history}.md"
+        path.write_text(f"# {history} across releases\n\nOldest first: {', '.join(r.adapter for r in rows)}. "
+                        "Each cell's value now, the release since which it has had it, and every release where it "
+                        "changed (a release that could not run a cell is left out of its history).\n\n"
+                        + history_table(matrix, rows, doc_dir=out, every=True))
+        paths["history"] = path
     if json_out:
         print(json.dumps(matrix.to_json(), ensure_ascii=False), flush=True)
     else:

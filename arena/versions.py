@@ -199,6 +199,41 @@ def resolve_latest(dist: str) -> str:
     return found.group(1)
 
 
+def _index_releases(dist: str) -> dict[str, list[dict[str, object]]]:
+    """Every release of `dist` on the index with its files (the index's JSON API, ARENA_INDEX_JSON)."""
+    import httpx
+
+    from arena.worker.envs import EnvError
+
+    base = os.environ.get("ARENA_INDEX_JSON", "https://pypi.org").rstrip("/")
+    try:
+        reply = httpx.get(f"{base}/pypi/{dist}/json", timeout=30, follow_redirects=True)
+        reply.raise_for_status()
+        releases = reply.json()["releases"]
+    except (httpx.HTTPError, KeyError, ValueError, TypeError) as exc:
+        raise EnvError(f"asking {base} for the releases of {dist} failed: {exc}") from None
+    return releases if isinstance(releases, dict) else {}
+
+
+def recent_releases(dist: str, minors: int = 6) -> list[str]:
+    """The latest patch of each of the last `minors` minor releases of `dist` (final releases with files, not
+    yanked), oldest first: what `arena matrix --history` runs."""
+    latest: dict[tuple[int, int], Version] = {}
+    for text, files in _index_releases(dist).items():
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            continue
+        if version.is_prerelease or version.is_devrelease or not files:
+            continue
+        if all(isinstance(f, dict) and f.get("yanked") for f in files):
+            continue
+        key = (version.major, version.minor)
+        if key not in latest or version > latest[key]:
+            latest[key] = version
+    return [str(latest[k]) for k in sorted(latest)[-minors:]]
+
+
 def released(dist: str, version: str) -> str:
     """When `dist==version` was uploaded, plus a day, as uv's `--exclude-newer` takes it (ISO 8601, UTC).
 

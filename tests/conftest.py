@@ -30,8 +30,14 @@ def pytest_xdist_auto_num_workers(config) -> int:
 
 
 def pytest_collection_modifyitems(session, config, items) -> None:
-    """The full matrix's file first, so a worker starts it at once and the others share the rest meanwhile."""
-    items.sort(key=lambda item: item.nodeid.split("::")[0] != FIRST)
+    """The full matrix's file first, so a worker starts it at once and the others share the rest meanwhile;
+    then the files with the most tests first, as xdist orders them (`--no-loadscope-reorder` in pyproject's
+    addopts keeps this order: xdist's own would put the matrix's file of three tests near the end)."""
+    files = [item.nodeid.split("::")[0] for item in items]
+    count = {f: files.count(f) for f in set(files)}
+    first_at = {f: files.index(f) for f in count}
+    order = {id(item): (f != FIRST, -count[f], first_at[f]) for item, f in zip(items, files)}
+    items.sort(key=lambda item: order[id(item)])
 
 
 def _is_loopback(address) -> bool:

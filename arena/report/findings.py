@@ -8,10 +8,12 @@ own gets the generic ones.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena import catalog
+from arena.report.columns import Column
 from arena.report.facts import Fact, clip, ids, of
 from arena.report.matrix import Matrix, Row, Run, declared_profiles
 from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
@@ -121,46 +123,96 @@ def _release_key(row: Row):
         return (1, Version("0"))
 
 
-def releases_section(m: Matrix, doc_dir: Path | None = None) -> str:
-    """Every cell that differs between releases of one framework (rows `adapter@version` beside `adapter`),
-    each with the trace of an item that counts in one release and not in the other."""
-    from arena.versions import base_name
+@dataclass
+class CellHistory:
+    """One cell over the releases of one adapter, oldest first: its value now, the first release of the run of
+    releases that has had it since, and every release where it changed (before, after)."""
+
+    column: Column
+    values: list[tuple[Row, str]]  # (the release's row, its cell's text), releases that ran the cell only
+    since: Row
+    changes: list[tuple[Row, str, str]]
+
+    @property
+    def now(self) -> str:
+        return self.values[-1][1]
+
+
+def release_groups(m: Matrix) -> dict[str, list[Row]]:
+    """The matrix's plain rows by adapter, each adapter's releases oldest first (`adapter@version` and the
+    installed `adapter`, the newest); streamed rows and frameworks from source are left out."""
+    from arena.versions import base_name, is_source
 
     groups: dict[str, list[Row]] = {}
     for row in m.rows:
-        groups.setdefault(base_name(row.adapter), []).append(row)
-    lines = []
-    for base, rows in groups.items():
-        if len(rows) < 2:
+        if is_streamed(row.adapter) or ("@" in row.adapter and is_source(row.adapter.split("@", 1)[1])):
             continue
-        rows = sorted(rows, key=_release_key)
+        groups.setdefault(base_name(row.adapter), []).append(row)
+    return {base: sorted(rows, key=_release_key) for base, rows in groups.items() if len(rows) > 1}
+
+
+def cell_histories(m: Matrix, rows: list[Row]) -> list[CellHistory]:
+    """Every measured cell's history over these releases (oldest first); a release that did not run it is skipped."""
+    out = []
+    for column in m.columns:
+        values = [(r, r.cells[column.key].text) for r in rows if r.cells[column.key].status != "notrun"]
+        if not values:
+            continue
+        since = values[-1][0]
+        for row, text in reversed(values):
+            if text != values[-1][1]:
+                break
+            since = row
+        changes = [(values[i][0], values[i - 1][1], values[i][1]) for i in range(1, len(values))
+                   if values[i][1] != values[i - 1][1]]
+        out.append(CellHistory(column, values, since, changes))
+    return out
+
+
+def history_table(m: Matrix, rows: list[Row], doc_dir: Path | None = None, every: bool = False) -> str:
+    """A markdown table of the cells' histories: now, since which release, and each release where it changed
+    (with an item that counts in one and not the other). Only the cells that changed, unless `every`."""
+    lines = ["| cell | arena | now | since | changed at |", "| --- | --- | --- | --- | --- |"]
+    for h in cell_histories(m, rows):
+        if not h.changes and not every:
+            continue
+        changed = "; ".join(f"{md_text(r.version or '?')}: {md_text(before)} → {md_text(after)}"
+                            f"{_changed_item(r, rows[rows.index(r) - 1], h.column.key, doc_dir)}"
+                            for r, before, after in h.changes) or "never"
+        lines.append(f"| {md_text(h.column.title)} | {md_text(h.column.arena)} | {md_text(h.now)} | "
+                     f"{md_text(h.since.version or '?')} | {changed} |")
+    return "\n".join(lines) + "\n"
+
+
+def releases_section(m: Matrix, doc_dir: Path | None = None) -> str:
+    """Each adapter's cells across its releases: the cells that changed, with the release they changed at and
+    an item whose outcome changed; the others, the same in every release."""
+    lines = []
+    for base, rows in release_groups(m).items():
         newest = rows[-1]
         releases = ", ".join(md_text(r.version or "?") for r in rows)
-        differ = [c for c in m.columns
-                  if len({r.cells[c.key].text for r in rows if r.cells[c.key].status != "notrun"}) > 1]
-        if not differ:
-            lines.append(f"- `{md_text(base)}` ({md_text(newest.framework)} {releases}): no cell differs.")
+        histories = cell_histories(m, rows)
+        changed = [h for h in histories if h.changes]
+        head = f"- `{md_text(base)}` ({md_text(newest.framework)} {releases}): "
+        if not changed:
+            lines.append(head + f"no cell differs ({len(histories)} cells, the same since {md_text(rows[0].version or '?')}).")
             continue
-        lines.append(f"- `{md_text(base)}` ({md_text(newest.framework)} {releases}): "
-                     f"{len(differ)} cell{'s' if len(differ) != 1 else ''} differ:")
-        for c in differ:
-            shown = []
-            for r in rows:
-                cell = r.cells[c.key]
-                shown.append(f"{md_text(r.version or '?')}: {md_text(cell.text)}{_changed_item(r, newest, c.key, doc_dir)}")
-            lines.append(f"  - {md_text(c.title)} ({md_text(c.arena)}): " + "; ".join(shown))
+        lines.append(head + f"{len(changed)} of {len(histories)} cells changed; every other cell is the same in every "
+                     "release:\n\n" + "\n".join("  " + line for line in history_table(m, rows, doc_dir).splitlines()))
     if not lines:
         return ""
     return ("Rows `adapter@version` are the same adapter run against an older release of its framework, in an "
-            "environment of its own (`arena matrix --versions`, arena/versions.py). Every cell that differs between "
-            "releases, oldest first, with an item whose outcome differs from the newest release's:\n\n"
-            + "\n".join(lines) + "\n")
+            "environment of its own (`arena matrix --versions`, or the last six minor releases with `arena matrix "
+            "--history ADAPTER`; arena/versions.py). Per adapter, oldest release first: each cell that changed, "
+            "its value now, the release since which it has had it, and every release where it changed, with an "
+            "item whose outcome changed there:\n\n" + "\n".join(lines) + "\n")
 
 
-def _changed_item(row: Row, newest: Row, key: str, doc_dir: Path | None) -> str:
-    if row is newest:
+def _changed_item(row: Row, other: Row, key: str, doc_dir: Path | None) -> str:
+    """An item that counts in one of the two releases' cells and not in the other's, linked to its trace in `row`."""
+    if row is other:
         return ""
-    theirs = {e.item: e.ok for e in newest.cells[key].evidence}
+    theirs = {e.item: e.ok for e in other.cells[key].evidence}
     ev = next((e for e in row.cells[key].evidence if e.item in theirs and theirs[e.item] != e.ok), None)
     if ev is None:
         return ""

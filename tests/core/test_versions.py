@@ -105,11 +105,50 @@ def test_findings_state_every_cell_that_differs_between_releases_with_the_item_t
     m = Matrix(columns=[col], rows=[_row("langgraph", "1.2.24", [True, True]), _row("langgraph@1.1.10", "1.1.10", [True, False]),
                                     _row("vanilla", "3.0", [True, True])], runs=[])
     text = releases_section(m)
-    assert "`langgraph` (langgraph 1.1.10, 1.2.24): 1 cell differ" in text
-    assert "1.1.10: 1/2 ([i1](runs/langgraph%401.1.10/traces/i1.jsonl) does not count); 1.2.24: 2/2" in text
+    assert "`langgraph` (langgraph 1.1.10, 1.2.24): 1 of 1 cells changed" in text
+    assert "| gate holds | approval_gate | 2/2 | 1.2.24 | 1.2.24: 1/2 → 2/2 ([i1](runs/langgraph/traces/i1.jsonl) counts) |" in text
     assert "vanilla" not in text  # one release only: nothing to compare
     same = Matrix(columns=[col], rows=[_row("langgraph", "1.2.24", [True]), _row("langgraph@1.1.10", "1.1.10", [True])], runs=[])
-    assert "no cell differs" in releases_section(same)
+    assert "no cell differs (1 cells, the same since 1.1.10)" in releases_section(same)
+
+
+def test_a_history_names_since_when_a_cell_holds_its_value_and_every_release_where_it_changed():
+    """1.0 passes, 1.1 breaks it, 1.2 fixes it, 1.3 keeps it: now 2/2 since 1.2, changed at 1.1 and at 1.2; a
+    release that did not run the cell is left out; a cell that never changed shows "never" in the full history."""
+    from arena.report.findings import cell_histories, history_table, release_groups
+
+    gate = Column("gate", "gate holds", "approval_gate", ("reckless",), "x", rule=lambda r: None)
+    steady = Column("steady", "steady", "approval_gate", ("reckless",), "x", rule=lambda r: None)
+    rows = []
+    for adapter, version, ok in [("langgraph@1.0.0", "1.0.0", [True, True]), ("langgraph@1.1.0", "1.1.0", [True, False]),
+                                 ("langgraph@1.2.0", "1.2.0", [True, True]), ("langgraph", "1.3.0", [True, True])]:
+        row = _row(adapter, version, ok)
+        row.cells["steady"] = _row(adapter, version, [True]).cells["gate"]
+        rows.append(row)
+    skipped = _row("langgraph@0.9.0", "0.9.0", [True])
+    skipped.cells = {"gate": Cell(text="not run", status="notrun"), "steady": Cell(text="not run", status="notrun")}
+    m = Matrix(columns=[gate, steady], rows=[rows[3], skipped, *rows[:3]], runs=[])
+    ordered = release_groups(m)["langgraph"]
+    assert [r.version for r in ordered] == ["0.9.0", "1.0.0", "1.1.0", "1.2.0", "1.3.0"]
+    history = {h.column.key: h for h in cell_histories(m, ordered)}
+    assert history["gate"].now == "2/2" and history["gate"].since.version == "1.2.0"
+    assert [(r.version, before, after) for r, before, after in history["gate"].changes] == [
+        ("1.1.0", "2/2", "1/2"), ("1.2.0", "1/2", "2/2")]
+    assert history["steady"].since.version == "1.0.0" and history["steady"].changes == []
+    full = history_table(m, ordered, every=True)
+    assert "| steady | approval_gate | 1/1 | 1.0.0 | never |" in full
+    assert "1.1.0: 2/2 → 1/2" in full and "steady" not in history_table(m, ordered)
+
+
+def test_recent_releases_are_the_latest_patch_of_the_last_six_minors_final_and_not_yanked(monkeypatch):
+    from arena import versions
+
+    files = [{"yanked": False}]
+    index = {"0.9.0": files, "1.0.0": files, "1.0.3": files, "1.1.0": files, "1.2.0": files, "1.2.1rc1": files,
+             "1.3.0": files, "1.4.0": [], "1.5.0": files, "1.6.0": [{"yanked": True}], "1.6.1": files, "1.7.0.dev1": files}
+    monkeypatch.setattr(versions, "_index_releases", lambda dist: index)
+    assert versions.recent_releases("x") == ["1.0.3", "1.1.0", "1.2.0", "1.3.0", "1.5.0", "1.6.1"]
+    assert versions.recent_releases("x", minors=2) == ["1.5.0", "1.6.1"]
 
 
 @pytest.mark.parametrize("spec, says", [
@@ -119,6 +158,18 @@ def test_findings_state_every_cell_that_differs_between_releases_with_the_item_t
 ])
 def test_a_bad_spec_is_one_line_and_exit_2(spec, says, tmp_path):
     r = subprocess.run([sys.executable, "-m", "arena", "run", "human_in_the_loop", "-a", spec, "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.startswith("arena: error: ") and says in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--history", "nope"], "--history: unknown adapter 'nope'"),
+    (["--history", "crewai"], "--history: 'crewai' must be installed in this environment"),
+    (["--history", "langgraph", "-a", "vanilla"], "--history runs one adapter's releases"),
+])
+def test_a_bad_history_is_one_line_and_exit_2(args, says, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "arena", "matrix", *args, "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.startswith("arena: error: ") and says in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
