@@ -134,3 +134,21 @@ def test_a_framework_page_renders_its_cells_in_a_wide_and_a_narrow_window(subset
     dom = dump_dom(chromium, page, tmp_path / "profile")
     assert "<title>langgraph: arena</title>" in dom and 'id="short-langgraph-sibling_held"' in dom
     assert '<div class="scroll"><table class="matrix" id="matrix-table">' in dom
+
+
+def test_every_frameworks_page_renders_its_rows(subset_report, chromium, tmp_path):
+    """A page for each framework of the report, each linked from the matrix, showing that framework's rows."""
+    out = subset_report["out"]
+    by_framework: dict[str, list[str]] = {}
+    for row in subset_report["json"]["rows"]:
+        by_framework.setdefault(row["framework"], []).append(row["adapter"])
+    matrix = (out / "matrix.html").read_text()
+    for framework, adapters in by_framework.items():
+        name = "framework-" + re.sub(r"[^A-Za-z0-9_]+", "_", framework) + ".html"
+        assert f'href="{name}"' in matrix
+        png = tmp_path / f"{name}.png"
+        screenshot(chromium, out / name, png, tmp_path / "profile")
+        total, counts = colour_counts(png)
+        assert (total - counts[(255, 255, 255)]) / total > 0.1, f"{name} is (nearly) blank"
+        table = dump_dom(chromium, out / name, tmp_path / "profile").split('id="matrix-table"')[1].split("</table>")[0]
+        assert sorted(re.findall(r'<td class="adapter"><a href="matrix.html#adapter-[^"]+">([^<]+)</a></td>', table)) == sorted(adapters)
