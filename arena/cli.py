@@ -446,7 +446,8 @@ def matrix_cmd(
         "also run every cell of each adapter that streams (its installed release) streamed, as a row of its own"))] = False,
     history: Annotated[Optional[str], typer.Option("--history", metavar="ADAPTER", help=(
         "run ADAPTER against the latest patch of each of its framework's last six minor releases (and the "
-        "installed one), and write history-ADAPTER.md: every cell's value now, since which release, and where it changed"))] = None,
+        "installed one), and write history-ADAPTER.md: every cell's value now, since which release, and where it changed "
+        "(with --runs: from run directories made before)"))] = None,
 ) -> None:
     """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
     import json
@@ -475,10 +476,11 @@ def matrix_cmd(
         from arena.shard import Shard
 
         Shard.parse(shard)  # a bad K/N is one line before anything runs
-    if history is not None:
-        if runs or adapter or versions or shard is not None:
-            _fail("--history runs one adapter's releases: it goes with none of --runs, -a, --versions, --shard")
-        adapter = _history_adapters(history)
+    if history is not None:  # with --runs: the history of run directories made before
+        if adapter or versions or shard is not None or stream:
+            _fail("--history runs one adapter's releases: it goes with none of -a, --versions, --shard, --stream")
+        if not runs:
+            adapter = _history_adapters(history)
     writable_dir(out)
     if findings is not None:
         writable_dir(findings.parent, "--findings' folder")
@@ -511,13 +513,15 @@ def matrix_cmd(
                           and (not adapter or "all" in adapter or m.cell.split("/")[1] in adapter)]
     paths = write_reports(matrix, out, findings)
     if history is not None:
-        from arena.report.findings import history_table, release_groups
+        from arena.report.findings import could_not_run, history_table, release_groups
 
         rows = release_groups(matrix).get(history, [])
+        unrun = "".join(f"- `{r.adapter}` could not be run: {why}\n" for r in rows if (why := could_not_run(r)))
         path = out / f"history-{history}.md"
         path.write_text(f"# {history} across releases\n\nOldest first: {', '.join(r.adapter for r in rows)}. "
                         "Each cell's value now, the release since which it has had it, and every release where it "
-                        "changed (a release that could not run a cell is left out of its history).\n\n"
+                        "changed (a release that did not run a cell, or that the adapter could not drive at all, is "
+                        "left out of its history).\n\n" + (unrun + "\n" if unrun else "")
                         + history_table(matrix, rows, doc_dir=out, every=True))
         paths["history"] = path
     if json_out:

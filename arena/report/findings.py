@@ -151,8 +151,19 @@ def release_groups(m: Matrix) -> dict[str, list[Row]]:
     return {base: sorted(rows, key=_release_key) for base, rows in groups.items() if len(rows) > 1}
 
 
+def could_not_run(row: Row) -> str | None:
+    """Why the adapter could not drive this release at all (every item of every run ended in an error, as when
+    a release predates an API the adapter calls), or None: such a release has no history to show."""
+    results = [r for run in row.runs for r in run.results]
+    if not results or not all(r.error for r in results):
+        return None
+    return clip(results[0].error or "", 160)
+
+
 def cell_histories(m: Matrix, rows: list[Row]) -> list[CellHistory]:
-    """Every measured cell's history over these releases (oldest first); a release that did not run it is skipped."""
+    """Every measured cell's history over these releases (oldest first); a release that did not run it, or that
+    the adapter could not drive at all (`could_not_run`), is skipped."""
+    rows = [r for r in rows if could_not_run(r) is None]
     out = []
     for column in m.columns:
         values = [(r, r.cells[column.key].text) for r in rows if r.cells[column.key].status != "notrun"]
@@ -176,8 +187,9 @@ def history_table(m: Matrix, rows: list[Row], doc_dir: Path | None = None, every
     for h in cell_histories(m, rows):
         if not h.changes and not every:
             continue
+        earlier = {id(r): h.values[i - 1][0] for i, (r, _) in enumerate(h.values) if i}
         changed = "; ".join(f"{md_text(r.version or '?')}: {md_text(before)} → {md_text(after)}"
-                            f"{_changed_item(r, rows[rows.index(r) - 1], h.column.key, doc_dir)}"
+                            f"{_changed_item(r, earlier[id(r)], h.column.key, doc_dir)}"
                             for r, before, after in h.changes) or "never"
         lines.append(f"| {md_text(h.column.title)} | {md_text(h.column.arena)} | {md_text(h.now)} | "
                      f"{md_text(h.since.version or '?')} | {changed} |")
@@ -190,12 +202,15 @@ def releases_section(m: Matrix, doc_dir: Path | None = None) -> str:
     lines = []
     for base, rows in release_groups(m).items():
         newest = rows[-1]
-        releases = ", ".join(md_text(r.version or "?") for r in rows)
+        releases = ", ".join(md_text(r.version or "?") for r in rows if could_not_run(r) is None)
         histories = cell_histories(m, rows)
         changed = [h for h in histories if h.changes]
-        head = f"- `{md_text(base)}` ({md_text(newest.framework)} {releases}): "
+        unrun = "".join(f" {md_text(r.version or '?')} could not be run ({md_quote(why)})." for r in rows
+                        if (why := could_not_run(r)) is not None)
+        head = f"- `{md_text(base)}` ({md_text(newest.framework)} {releases}):{unrun} "
         if not changed:
-            lines.append(head + f"no cell differs ({len(histories)} cells, the same since {md_text(rows[0].version or '?')}).")
+            since = next((r.version for r in rows if could_not_run(r) is None), None) or "?"
+            lines.append(head + f"no cell differs ({len(histories)} cells, the same since {md_text(since)}).")
             continue
         lines.append(head + f"{len(changed)} of {len(histories)} cells changed; every other cell is the same in every "
                      "release:\n\n" + "\n".join("  " + line for line in history_table(m, rows, doc_dir).splitlines()))

@@ -223,3 +223,23 @@ def test_an_adapter_a_release_cannot_run_says_why_in_each_item(tmp_path):
     results = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
     assert [r["status"] for r in results] == ["failed", "failed"]
     assert all("interrupt_mode" in r["error"] for r in results)
+
+
+def test_a_release_the_adapter_cannot_drive_is_named_and_left_out_of_the_history():
+    """Every item of 0.6 ended in an ImportError (the adapter calls an API that release predates): its cells
+    (0/1 by count) are no change of the framework's; the history leaves the release out and says why."""
+    from arena.report.findings import could_not_run, history_table, release_groups
+    from arena.report.matrix import Run
+    from tests.report.helpers import item
+
+    col = Column("gate", "gate holds", "approval_gate", ("reckless",), "x", rule=lambda r: None)
+    old = _row("langgraph@0.6.11", "0.6.11", [False])
+    old.runs = [Run(path=Path("runs/old"), meta={}, results=[item("gate-01", {"suspended": False}, error="ImportError: no create_agent")])]
+    new = _row("langgraph", "1.2.24", [True])
+    new.runs = [Run(path=Path("runs/new"), meta={}, results=[item("gate-01", {"suspended": True})])]
+    m = Matrix(columns=[col], rows=[new, old], runs=[])
+    assert could_not_run(old) == "ImportError: no create_agent" and could_not_run(new) is None
+    rows = release_groups(m)["langgraph"]
+    assert "| gate holds | approval_gate | 1/1 | 1.2.24 | never |" in history_table(m, rows, every=True)
+    text = releases_section(m)
+    assert "0.6.11 could not be run (ImportError\\: no create\\_agent)." in text and "no cell differs" in text
