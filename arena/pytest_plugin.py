@@ -6,12 +6,12 @@ Installed with arena (the `pytest11` entry point `arena`), it adds one fixture, 
         cells = arena_cells("approval_gate", "langgraph")
         assert cells["gate_holds"].text == "24/24", cells.explain("gate_holds")
 
-`arena_cells(arena, adapter)` (an adapter's name, `name@release`, or an adapter class) runs the arena's cells on the adapter as `arena matrix` does (every profile its
-columns read, the scripted model on loopback, nothing leaving the machine) and returns that row of the
-matrix: each column's cell by key or title, the items short of it, and where the run directories are. A
-session runs each (arena, adapter, stream) once, however many tests ask. The plugin imports nothing of
-arena's runner or of any framework until a test asks for a run, so it costs a suite that does not use it
-nothing.
+`arena_cells(arena, adapter)` (an adapter's name, `name@release`, or an adapter class) runs the arena's cells
+on the adapter as `arena matrix` does (every profile its columns read, the scripted model on loopback, nothing
+leaving the machine) and returns that row of the matrix: each column's cell by key or title, the items short of
+it, and where the run directories are. A session runs each (arena, adapter, stream) once, however many tests
+ask. The plugin imports nothing of arena's runner or of any framework until a test asks for a run, so it costs
+a suite that does not use it nothing.
 """
 
 from __future__ import annotations

@@ -51,8 +51,9 @@ def test_a_suite_asserts_cells_and_a_faulty_adapter_fails_with_the_items_short_o
     assert "KeyError: \"approval_gate has no column 'no_such_column'; its columns: gate_holds\"" in out
 
 
-def test_an_arena_that_declines_the_adapter_says_so():
+def test_an_arena_that_declines_the_adapter_says_so(tmp_path):
     from arena.pytest_plugin import ArenaRunError, _run
 
     with pytest.raises(ArenaRunError, match="crash_recovery made no run of vanilla: "):
-        _run("crash_recovery", "vanilla", False, Path("/nonexistent-never-written"), 30)
+        _run("crash_recovery", "vanilla", False, tmp_path / "runs", 30)
+    assert not any((tmp_path / "runs").glob("*/meta.json"))  # no run directory was made
