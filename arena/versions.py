@@ -238,23 +238,15 @@ def released(dist: str, version: str) -> str:
     """When `dist==version` was uploaded, plus a day, as uv's `--exclude-newer` takes it (ISO 8601, UTC).
 
     Read from the index's JSON API (ARENA_INDEX_JSON, default https://pypi.org)."""
-    import httpx
-
     from arena.worker.envs import EnvError
 
     base = os.environ.get("ARENA_INDEX_JSON", "https://pypi.org").rstrip("/")
+    files = _index_releases(dist).get(version)
+    if not files:
+        raise EnvError(f"{dist} {version} is not a release on {base}")
     try:
-        reply = httpx.get(f"{base}/pypi/{dist}/json", timeout=30, follow_redirects=True)
-    except httpx.HTTPError as exc:
-        raise EnvError(f"asking {base} when {dist} {version} was released failed: {exc}") from None
-    try:
-        reply.raise_for_status()
-        files = reply.json()["releases"].get(version)
-        if not files:
-            raise EnvError(f"{dist} {version} is not a release on {base}")
-        uploads = [f["upload_time_iso_8601"] for f in files]
-        first = min(datetime.fromisoformat(u.replace("Z", "+00:00")) for u in uploads)
-    except (httpx.HTTPError, KeyError, ValueError, TypeError) as exc:
+        first = min(datetime.fromisoformat(str(f["upload_time_iso_8601"]).replace("Z", "+00:00")) for f in files)
+    except (KeyError, ValueError, TypeError) as exc:
         raise EnvError(f"{base} gave no upload time for {dist} {version}: {exc}") from None
     return (first + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
 

@@ -368,6 +368,7 @@ def render_framework_html(m: Matrix, framework: str) -> str:
     """A framework's own page: its rows (adapters, releases, streamed runs) over every arena, each cell short of
     its pass with the items behind it and their traces, and how that column reads for the other frameworks."""
     mine = [row for row in m.rows if row.framework == framework]
+    shown: set[str] = set()  # an item short of several cells: its trace inline once, linked from the others
     short = []
     for column in m.columns:
         for row in mine:
@@ -381,7 +382,14 @@ def render_framework_html(m: Matrix, framework: str) -> str:
                 run = next((r for r in row.runs if str(r.path) == e.run), None)
                 result = next((x for x in run.results if x.item_id == e.item), None) if run else None
                 profile = f' <span class="muted">({esc(e.profile)})</span>' if e.profile else ""
-                trace = item_html(row, run, result) if run and result else ""
+                anchor = item_anchor(row.adapter, run, e.item) if run else ""
+                if not (run and result):
+                    trace = ""
+                elif anchor in shown:
+                    trace = f' <a href="#{anchor}">(its trace, above)</a>'
+                else:
+                    shown.add(anchor)
+                    trace = item_html(row, run, result)
                 items.append(f'<li class="bad"><code>{esc(e.item)}</code>{profile} — {esc(e.note)}{trace}</li>')
             short.append(
                 f'<div class="evidence" id="{slug("short", row.adapter, column.key)}"><h4>{esc(row.adapter)} · '

@@ -172,3 +172,16 @@ def test_a_framework_page_shows_its_rows_and_each_cell_short_of_its_pass_with_it
     assert set(re.findall(r'href="(matrix\.html)#', page)) == {"matrix.html"}  # the cells open the whole matrix
     assert FINAL not in render_framework_html(m, "evil|adapter-fw")  # escaped as in the matrix
     assert "Every cell of these rows is at its pass" in render_framework_html(m, "vanilla-fw")
+
+
+def test_a_framework_page_gives_each_element_one_id_and_each_trace_once():
+    """An item short of two cells (here sibling tool held and pause enforced) has its trace inline at the first,
+    linked from the second: no id twice on the page."""
+    from collections import Counter
+
+    from arena.report.render_html import render_framework_html
+
+    page = render_framework_html(compute_matrix(sample_runs()), "evil|adapter-fw")
+    ids = Counter(re.findall(r'id="([^"]+)"', page))
+    assert [k for k, n in ids.items() if n > 1] == []
+    assert "(its trace, above)" in page
