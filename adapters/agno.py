@@ -54,6 +54,37 @@ treated as no decision. A replayed state is passed to agno as it is, never check
 a stale pause's requirements to the run as its db holds it now (it rejects the current pause's held
 call, for which none was given, and asks the model again) rather than refusing the stale resume.
 
+A new message instead of a decision (`message`, interruptions). agno's HITL API has no way to hand a paused run a
+user message: a paused run continues only with its requirements resolved (`acontinue_run(requirements=...)`), and
+`acontinue_run(input=...)` is documented for a COMPLETED run's follow-up or a RUNNING/ERROR resume, not a pause.
+What agno's own chat interfaces do with a user's next message in a thread that holds a paused run is a new run in
+the thread's session: AgentOS's AG-UI router (`agno/os/interfaces/agui/router.py`, a request without trailing tool
+messages is "Fresh run: new user input", `entity.arun(input, session_id=thread_id)`) and its Slack handler
+(`agno/os/interfaces/slack/event_handler.py`, `entity.arun(message_text, session_id=...)`). So the message leg is
+`agent.arun(text, session_id=<the paused run's session>, add_history_to_context=True)` (agno's switch that puts a
+session's earlier runs in a new run's context; a plain or streamed run like any other leg). The paused run is left
+as agno keeps it. Observed on agno 3.1.10: agno leaves PAUSED runs out of a session's history
+(`agno.run.base.HISTORY_SKIP_STATUSES`), so the new run's model is sent the system prompt and the message alone
+(not the request it changes, not the held call); the held call is never answered and its run stays PAUSED in the
+db, where a late `acontinue_run` with `confirm()` (interruptions' late approval) still executes it.
+
+"Approve always" (`always`, interruptions): agno has none, so the channel is declared unsupported. A decision goes
+to one requirement (`RunRequirement.confirm()` / `reject(note=...)`, agno/run/requirement.py), a tool's
+`requires_confirmation` is a plain bool agno checks at every call (agno/tools/function.py), AgentOS's approvals API
+resolves one approval as approved or rejected (agno/os/routers/approvals/schema.py, `ApprovalResolve`) and its Slack
+and AG-UI interfaces show Approve/Deny per call; docs.agno.com/hitl documents no standing decision, and the feature
+request for per-tool ALWAYS_ALLOW / ASK_ONCE_PER_CHAT permissions (agno-agi/agno#2780) was closed without one.
+
+Input while paused (`input`, interruptions). agno has no call that adds input to a PAUSED run without deciding it: a
+paused run moves only through `acontinue_run`, which resolves its requirements. Its `input` argument ("new
+user-message text to append before resuming", also the AgentOS /continue form field) is documented for a COMPLETED
+run's follow-up or a RUNNING/ERROR resume. So `add_input` keeps the text in the leg state (emulated) and the resume
+passes it as `acontinue_run(..., requirements=[...], input=text)`. Observed on agno 3.1.10: agno appends it to the
+run's messages before it answers the held call (`_maybe_append_input_message`, then `handle_tool_call_updates`), so
+the model is sent the assistant's book_room call, the note as a user message, then the call's result: the note is
+seen, in an order the OpenAI Chat Completions API refuses (a tool call must be followed by its result); the
+scripted endpoint takes it.
+
 Sibling calls. agno runs every call of the turn that carries no HITL flag (`asyncio.gather`) and holds
 only the flagged ones: a consequential `book_room` emitted in the same turn as request_approval
 (scripted-eager) executes in leg 0, before the run pauses; its result stays in the run's messages and it
@@ -220,6 +251,35 @@ class AgnoAdapter:
                 ),
             ),
             Channel(
+                name="message",
+                kind="native",
+                mechanism=(
+                    "agent.arun(text, session_id=<the paused run's session>, add_history_to_context=True): a new run "
+                    "in the same session, as agno's AgentOS interfaces (AG-UI, Slack) run a user's next message; the "
+                    "paused run is left PAUSED, untouched"
+                ),
+            ),
+            Channel(
+                name="always",
+                kind="unsupported",
+                mechanism=(
+                    "agno has no decision that stands for later calls: RunRequirement.confirm()/reject(note) decide one "
+                    "held call (agno/run/requirement.py), requires_confirmation is a plain bool on the Function, checked "
+                    "on every call (agno/tools/function.py), and the approvals API resolves one approval, approved or "
+                    "rejected (agno/os/routers/approvals/schema.py); nothing in docs.agno.com/hitl, and the request for "
+                    "ALWAYS_ALLOW / ASK_ONCE_PER_CHAT tool permissions (agno-agi/agno#2780) was closed without one"
+                ),
+            ),
+            Channel(
+                name="input",
+                kind="emulated",
+                mechanism=(
+                    "add_input keeps the text in the leg state; the resume hands it over as agno's "
+                    "acontinue_run(..., requirements=[...], input=text), documented for a COMPLETED or RUNNING/ERROR "
+                    "run, not a PAUSED one: agno appends it as a user message between the held call and its result"
+                ),
+            ),
+            Channel(
                 name="recover",
                 kind="native",
                 ways=("resume", "continue"),
@@ -308,6 +368,8 @@ class AgnoAdapter:
         from agno.run.requirement import RunRequirement
 
         agent = self._build(ctx)
+        if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
+            return await self._message(agent, state, decision, ctx)
         requirements = [RunRequirement.from_dict(d) for d in state["requirements"]]
         held = {r.tool_execution.tool_call_id: r for r in requirements
                 if r.tool_execution is not None and r.tool_execution.tool_call_id in state["call_ids"]}
@@ -326,12 +388,37 @@ class AgnoAdapter:
                 raise ValueError(f"the saved state holds no requirement for {state['call_ids'][0]!r}")
             if decision.kind is not DecisionKind.null:
                 _apply(requirement, decision)
+        run = {"run_id": state["run_id"], "session_id": state["session_id"], "requirements": requirements}
+        if state.get("inputs"):  # input added while paused (`add_input`): agno's own `input` of acontinue_run
+            run["input"] = "\n\n".join(state["inputs"])
         if ctx.stream:
-            result = await _streamed(agent, agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"],
-                                                                requirements=requirements, **STREAMED), ctx)
+            result = await _streamed(agent, agent.acontinue_run(**run, **STREAMED), ctx)
         else:
-            result = await agent.acontinue_run(run_id=state["run_id"], session_id=state["session_id"],
-                                               requirements=requirements)
+            result = await agent.acontinue_run(**run)
+        return self._outcome(result, ctx)
+
+    async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
+        """Input added while paused (the `input` channel), no decision. agno has no call that adds input to a PAUSED
+        run on its own: a paused run moves only through `acontinue_run`, which must resolve its requirements. What
+        it has is `acontinue_run(input=...)` ("new user-message text to append before resuming", documented for a
+        COMPLETED or RUNNING/ERROR run), so the text is kept in the leg state (a copy: the pause's own state is
+        unchanged) and handed to agno with the decision at the resume, where agno appends it as a user message to
+        the run's messages before it answers the held call."""
+        return {**state, "inputs": [*state.get("inputs", []), text]}
+
+    async def _message(self, agent: Any, state: dict[str, Any], message: Decision, ctx: LegContext) -> LegResult:
+        """A new user message instead of a decision, delivered as agno's own chat interfaces deliver a user's next
+        message in a thread: a new run in the paused run's session, `arun(text, session_id=...)` (AgentOS's AG-UI
+        router, "Fresh run: new user input", and its Slack handler run every new message this way, whatever the
+        thread holds paused), with the session's history in context (`add_history_to_context=True`, agno's switch
+        for a multi-turn session). Nothing is done to the paused run or its requirement: agno leaves it PAUSED in
+        its db and leaves paused runs out of a new run's history (`HISTORY_SKIP_STATUSES`), and a later
+        `acontinue_run` of it (a late approval) is agno's to take or refuse."""
+        run = {"session_id": state["session_id"], "add_history_to_context": True}
+        if ctx.stream:
+            result = await _streamed(agent, agent.arun(message.text, **run, **STREAMED), ctx)
+        else:
+            result = await agent.arun(message.text, **run)
         return self._outcome(result, ctx)
 
     async def continue_run(self, state: dict[str, Any], ctx: LegContext) -> LegResult:

@@ -41,6 +41,32 @@ pending request is the gated call (name, args, id). Confirmed, ADK executes the 
 rejected, it never runs and the model reads the fixed rejection result. Ordinary sibling calls of
 that turn run in the same step, before the stop.
 
+A new message instead of a decision (interruptions, the `message` channel), both adapters: the user's text is sent
+as the session's next user turn, `Runner.run_async(user_id, session_id, new_message=Content(role="user",
+parts=[Part(text)]))`, with no invocation_id and no FunctionResponse. That is ADK's own rule: "Function responses
+resume an existing invocation while text starts a new one" (`Runner._validate_new_message`; the tool-confirmation
+docs: a confirmation sent without the paused invocation_id "starts a new invocation"). Text with the paused
+invocation_id re-enters that invocation on its original user message without appending the text (`run_node_async`:
+`existing_user_content`): tried, the leg ends with no model call at all. The adapter neither answers nor cancels
+the held call. What ADK 2.13 does (measured on interruptions): the new invocation's request carries the gated call
+with the placeholder FunctionResponse ADK wrote at the pause (`{"error": "This tool call requires confirmation,
+please approve or reject."}`), then the text; the long-running adk_request_confirmation stays unanswered in the
+session (`drop_orphaned_function_calls` leaves long-running calls alone), so a late confirmation of it still resumes
+the old invocation and ADK runs the superseded call.
+
+"Approve always" (the `always` channel): unsupported, ADK has none. A ToolConfirmation is `confirmed` plus a
+`payload` for the one call it answers; `require_confirmation` (bool or a predicate over the call's arguments) is the
+application's own rule, not a decision of the human's that stands for later calls; no session-level permission or
+approval policy exists in google-adk 2.13 or its tool-confirmation docs. Emulating one here would measure the adapter.
+
+Input while paused (the `input` channel, `add_input`), emulated: ADK documents no input to a paused invocation (text
+through `Runner.run_async` starts a new invocation, which is the `message` channel; `_validate_new_message` refuses
+text beside the resuming FunctionResponse). The adapter appends the note to the stored session as a user text Event
+(`SqliteSessionService.append_event`) and resumes as usual. Measured on interruptions (int-19..21): ADK leaves the
+note out of the first model request after the resume (`rearrange_events_for_latest_function_response` drops every
+event between the paused call and its result) and shows it from the next request on, after that call's result; by
+then the model has already searched for the next meeting as first asked.
+
 LiteLLM is told to stay offline before it is first imported (local model-cost map, offline mode, no
 callbacks); OpenTelemetry's SDK is disabled unless the environment already decided.
 
@@ -122,6 +148,7 @@ def _import_adk() -> dict[str, Any]:
     from google.adk.agents import LlmAgent, RunConfig
     from google.adk.agents.run_config import StreamingMode
     from google.adk.apps import App, ResumabilityConfig
+    from google.adk.events.event import Event
     from google.adk.models.lite_llm import LiteLlm
     from google.adk.runners import Runner
     from google.adk.sessions.sqlite_session_service import SqliteSessionService
@@ -170,6 +197,7 @@ def _import_adk() -> dict[str, Any]:
         "SpecLongRunningTool": SpecLongRunningTool,
         "ToolContext": ToolContext,
         "types": types,
+        "Event": Event,
     }
 
 
@@ -298,6 +326,12 @@ class _ADKBase(ABC):
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         types = _adk()["types"]
+        if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
+            # A new message instead of a decision: the user's text as the session's next user turn, with no
+            # invocation_id and no FunctionResponse. ADK: "Function responses resume an existing invocation while
+            # text starts a new one" (Runner._validate_new_message); the paused call is left to ADK.
+            message = types.Content(role="user", parts=[types.Part(text=decision.text)])
+            return await self._leg(ctx, state, message, invocation_id=None)
         if isinstance(decision, DecisionSet):
             # One ToolConfirmation per decision, all in one message. It carries a bool to the framework: a
             # denial and an edit (ADK checks that the confirmed call's arguments are the stored ones) are both
@@ -323,6 +357,30 @@ class _ADKBase(ABC):
         response = types.FunctionResponse(id=state["call_id"], name=state["call_name"], response=answer)
         message = types.Content(role="user", parts=[types.Part(function_response=response)])
         return await self._leg(ctx, state, message, invocation_id=state["invocation"])
+
+    async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
+        """Input while paused (the `input` channel), emulated: ADK has no API for input to a paused invocation (text
+        through Runner.run_async starts a new invocation, the `message` channel, and Runner._validate_new_message
+        refuses text beside the resuming FunctionResponse). So the note is written into the stored session by hand,
+        a user-authored text Event (stamped with the paused invocation_id) through the session service's
+        `append_event`; nothing runs, and the state to resume is unchanged. What ADK then makes of that event is
+        ADK's: its contents builder (`rearrange_events_for_latest_function_response`, flows/llm_flows/tools/
+        _rearranger.py) drops every event between the paused call and its result from the first request after the
+        resume, and shows the note from the next request on, after the resumed call's result."""
+        adk = _adk()
+        types = adk["types"]
+        service = adk["SqliteSessionService"](state["db"])
+        try:
+            session = await service.get_session(app_name=state["app"], user_id=state["user"],
+                                                session_id=state["session"])
+            if session is None:
+                raise LookupError(f"no stored ADK session {state['session']!r} to add input to")
+            note = adk["Event"](author="user", invocation_id=state["invocation"],
+                                content=types.Content(role="user", parts=[types.Part(text=text)]))
+            await service.append_event(session, note)
+        finally:
+            await service.close()
+        return state
 
     # -- per mechanism -----------------------------------------------------------------------------
 
@@ -551,6 +609,22 @@ MULTI_CALL_MECHANISM = (
     "one adk_request_confirmation per gated call of the turn on one event (args.originalFunctionCall.id); "
     "answered with one ToolConfirmation FunctionResponse per call in one message"
 )
+MESSAGE_MECHANISM = (
+    "Runner.run_async(user_id, session_id, new_message=Content(role='user', parts=[Part(text)])) on the paused "
+    "session with no invocation_id and no FunctionResponse: a new invocation (ADK: function responses resume an "
+    "invocation, text starts a new one); the pending confirmation/long-running call is left unanswered to ADK"
+)
+ALWAYS_MECHANISM = (
+    "ADK has no approve/reject-always: a ToolConfirmation (tools/tool_confirmation.py: hint, confirmed, payload) "
+    "answers only the adk_request_confirmation it is sent for; FunctionTool(require_confirmation=bool|callable) is "
+    "the app's own predicate, not a human decision; no session-level permission or approval policy in google-adk 2.13 "
+    "(flows/llm_flows/tools/_confirmation.py, plugins/) or its tool-confirmation docs (tools-custom/confirmation)"
+)
+INPUT_MECHANISM = (
+    "by hand: a user text Event appended to the paused session via SqliteSessionService.append_event (ADK has no "
+    "input-to-a-paused-invocation API; Runner refuses text beside the resuming FunctionResponse); ADK's contents "
+    "builder drops it from the first request after the resume and shows it from the next, after the resumed call"
+)
 # the channels both ADK adapters have besides their approval tool's pause
 GATE_CHANNELS = (
     Channel(name="tool_gate", kind="native", mechanism=TOOL_GATE_MECHANISM, carries=GATE_CAPABILITIES),
@@ -559,6 +633,9 @@ GATE_CHANNELS = (
     Channel(name="recover", kind="native", mechanism=(
         "the SqliteSessionService session and the paused invocation_id, in a new process: the same FunctionResponse "
         "sent again via Runner.run_async(invocation_id=...) (ADK docs, resume a stopped agent with a resumable App)")),
+    Channel(name="message", kind="native", mechanism=MESSAGE_MECHANISM),
+    Channel(name="always", kind="unsupported", mechanism=ALWAYS_MECHANISM),
+    Channel(name="input", kind="emulated", mechanism=INPUT_MECHANISM),
     Channel(name="stream", kind="native", mechanism=(
         "Runner.run_async(..., run_config=RunConfig(streaming_mode=StreamingMode.SSE)) read to its end: the "
         "aggregated (non-partial) events' function calls (once per call id) and function responses, and their "

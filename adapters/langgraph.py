@@ -27,6 +27,19 @@ never runs. Which kind of interrupt a resume answers (with its interrupt ids and
 recorded in the paused state at the pause, so a resume answers the pause it was given for; nothing is
 checked against the checkpoint first (resume_safety measures what LangGraph does with a malformed,
 repeated or stale resume).
+
+A new message instead of a decision (interruptions) goes in as every user turn of a conversation does: the
+same thread invoked with a plain input, `{"messages": [{"role": "user", "content": text}]}`, not a
+`Command` (LangGraph's interrupts docs: "pass a plain input dict" to continue a conversation). LangGraph
+then starts a new run from START and discards the unfinished (interrupted) task (`PregelLoop._first`,
+langgraph/pregel/_loop.py); the checkpointed AIMessage keeps its held call, and nothing here answers it.
+What becomes of it, and what a later resume of the old pause does, is measured, not steered.
+
+Input while paused (interruptions, `add_input`) decides nothing: the note is kept with the paused state and goes
+in with the decision as the resume Command's `update` (`Command(resume=..., update={"messages": [note]})`), which
+LangGraph appends to the thread's messages as it resumes: after the held AIMessage, before the held call's result.
+There is no "approve always": the middleware's decisions are each for one call, so the `always` channel is
+declared unsupported.
 """
 
 from __future__ import annotations
@@ -137,6 +150,39 @@ class LangGraphAdapter:
                 ),
             ),
             Channel(
+                name="message",
+                kind="native",
+                mechanism=(
+                    "the paused thread invoked again with a plain input, ainvoke (astream when streamed)"
+                    "({'messages': [{'role': 'user', 'content': text}]}, config) on the same thread_id, as a "
+                    "multi-turn conversation continues; not a Command(resume=...): LangGraph starts a new run from "
+                    "START and discards the interrupted task"
+                ),
+            ),
+            Channel(
+                name="always",
+                kind="unsupported",
+                mechanism=(
+                    "HumanInTheLoopMiddleware has no decision that outlives its call: its decisions are approve, "
+                    "edit, reject and respond, each for one action request (langchain/agents/middleware/"
+                    "human_in_the_loop.py, the Decision union; docs.langchain.com/oss/python/langchain/"
+                    "human-in-the-loop, 'Interrupt decision types'), and nothing in langgraph's interrupt()/Command "
+                    "keeps one; InterruptOnConfig.when is a predicate fixed when the agent is built (and can only "
+                    "skip the interrupt, i.e. approve), not a human's approve/reject always"
+                ),
+            ),
+            Channel(
+                name="input",
+                kind="native",
+                mechanism=(
+                    "the note kept with the paused state, then sent with the decision in one Command(resume=..., "
+                    "update={'messages': [{'role': 'user', 'content': note}]}) (langgraph.types.Command: 'update: "
+                    "update to apply to the graph's state'): LangGraph appends it to the thread's messages as it "
+                    "resumes, after the held AIMessage and before the held call's result; not aupdate_state, which "
+                    "checkpoints the thread anew without its pending interrupt"
+                ),
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism=(
@@ -168,11 +214,23 @@ class LangGraphAdapter:
 
     async def start(self, ctx: LegContext) -> LegResult:
         state = {"db": os.path.join(ctx.workdir, DB_NAME), "thread_id": f"arena-{ctx.item.id}-{uuid.uuid4().hex}"}
-        graph_input = {"messages": [{"role": "user", "content": ctx.item.input}]}
-        return await _leg(ctx, state, graph_input, self._http_client(), self.interrupt_mode)
+        return await _leg(ctx, state, _user_turn(ctx.item.input), self._http_client(), self.interrupt_mode)
 
     async def resume(self, state: dict[str, str], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
+            # a new message instead of a decision: the thread's next user turn, as any turn of a conversation goes
+            # in (a plain input, not a Command); what LangGraph does with the interrupt it leaves is measured
+            turn = {"messages": [*_noted(state), *_user_turn(decision.text)["messages"]]}  # input added first
+            return await _leg(ctx, state, turn, self._http_client(), self.interrupt_mode)
         return await _leg(ctx, state, decision, self._http_client(), self.interrupt_mode)
+
+    async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
+        """Input while paused (the `input` channel), deciding nothing: the text is kept with the paused state, and
+        the resume sends it with the decision in one `Command(resume=..., update={"messages": [user turn]})`, which
+        LangGraph applies to the thread before it re-runs the interrupted task. Not `aupdate_state` now: an update
+        on the interrupted thread makes a new checkpoint without the pending interrupt, so a resume keyed by its
+        interrupt id (per_call mode) would answer nothing and the call would be asked again."""
+        return {**state, "notes": [*state.get("notes", ()), text]}
 
     async def continue_run(self, state: dict[str, str], ctx: LegContext) -> LegResult:
         """Recovery way `continue`: `ainvoke(None)` runs the thread on from its last checkpoint."""
@@ -199,12 +257,22 @@ class LangGraphPerCallAdapter(LangGraphAdapter):
     )
 
 
+def _user_turn(text: str | None) -> dict[str, Any]:
+    """A user turn as create_agent's graph takes it: a plain input dict whose message the `messages` reducer appends."""
+    return {"messages": [{"role": "user", "content": text or ""}]}
+
+
+def _noted(state: dict[str, Any]) -> list[dict[str, str]]:
+    """The input added while paused (`add_input`), each a user message, in the order it came."""
+    return [{"role": "user", "content": text} for text in state.get("notes", ())]
+
+
 async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: Any,
                interrupt_mode: str = "batched") -> LegResult:
     """One leg: reopen the checkpoint database, run the graph until it ends or interrupts, close it.
 
-    `graph_input` is the first leg's input, None to run the thread on from its last checkpoint (a recovery),
-    or the human's `Decision` for a resume: it is turned into
+    `graph_input` is a user turn (the first leg's input, or a new message sent at a pause), None to run the thread
+    on from its last checkpoint (a recovery), or the human's `Decision` for a resume: it is turned into
     the `Command(resume=...)` the pending interrupt, read back from the checkpoint, expects.
     """
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -214,7 +282,7 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
     async with AsyncSqliteSaver.from_conn_string(state["db"]) as saver:
         agent = _build_agent(ctx, saver, http, interrupt_mode)
         if isinstance(graph_input, (Decision, DecisionSet)):
-            graph_input = _resume_command(state.get("pause", {}), graph_input)
+            graph_input = _resume_command(state.get("pause", {}), graph_input, _noted(state))
         with tracing_context(enabled=False):  # no LangSmith tracing, whatever the environment says
             if ctx.stream:  # as a UI runs it: the stream read to its end, then the thread's state as checkpointed
                 await _tell(agent.astream(graph_input, config, stream_mode=["updates", "messages"]), ctx)
@@ -338,7 +406,18 @@ def _gate_answer(decision: Decision, name: str | None) -> dict[str, Any] | None:
     return {"type": "reject", "message": decision.as_text()}
 
 
-def _resume_command(pause: dict[str, Any], decision: Decision | DecisionSet) -> Any:
+def _resume_command(pause: dict[str, Any], decision: Decision | DecisionSet,
+                    notes: list[dict[str, str]] | None = None) -> Any:
+    """The resume for the pause the state recorded (`_resume_value`); input added while paused (`notes`, user
+    messages) goes in the same Command as its `update`, which LangGraph applies to the thread as it resumes."""
+    from langgraph.types import Command
+
+    if notes:
+        return Command(resume=_resume_value(pause, decision), update={"messages": list(notes)})
+    return Command(resume=_resume_value(pause, decision))
+
+
+def _resume_value(pause: dict[str, Any], decision: Decision | DecisionSet) -> Any:
     """The resume value for the pause the state recorded, built from the decisions as given.
 
     Per-call interrupts are answered by their interrupt ids, which the state kept (a decision naming a
@@ -347,25 +426,22 @@ def _resume_command(pause: dict[str, Any], decision: Decision | DecisionSet) -> 
     decision for a call not held is appended). Nothing is checked against the checkpoint first: what
     LangGraph does with a malformed, repeated or stale resume is what resume_safety measures.
     """
-    from langgraph.types import Command
-
     mode = pause.get("mode", "value")
     names = pause.get("names", {})
     if mode == "per_call":
         ids = pause["interrupts"]
         if isinstance(decision, DecisionSet):
-            return Command(resume={ids.get(d.call_id, d.call_id): _gate_answer(d, names.get(d.call_id))
-                                   for d in decision.decisions})
-        return Command(resume={i: _gate_answer(decision, names.get(c)) for c, i in ids.items()})
+            return {ids.get(d.call_id, d.call_id): _gate_answer(d, names.get(d.call_id)) for d in decision.decisions}
+        return {i: _gate_answer(decision, names.get(c)) for c, i in ids.items()}
     if mode == "batched":
         if isinstance(decision, DecisionSet):
             ordered = [d for c in pause["calls"] if (d := decision.for_call(c)) is not None]
             ordered += [d for d in decision.decisions if d.call_id not in pause["calls"]]
-            return Command(resume={"decisions": [_gate_answer(d, names.get(d.call_id)) for d in ordered]})
-        return Command(resume={"decisions": [_gate_answer(decision, names.get(c)) for c in pause["calls"]]})
+            return {"decisions": [_gate_answer(d, names.get(d.call_id)) for d in ordered]}
+        return {"decisions": [_gate_answer(decision, names.get(c)) for c in pause["calls"]]}
     if isinstance(decision, DecisionSet):  # not a gate: the one decision, as the approval tool reads it
         decision = decision.decisions[0] if decision.decisions else Decision(kind=DecisionKind.null)
-    return Command(resume=None if decision.kind is DecisionKind.null else decision.model_dump(mode="json"))
+    return None if decision.kind is DecisionKind.null else decision.model_dump(mode="json")
 
 
 def _build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: str = "batched") -> Any:

@@ -49,6 +49,30 @@ llama-index reports it unhandled; a held call without a decision gets no event a
 idle again and the leg suspends again on it). A null decision is sent as an event with `decision` kind null,
 which the body reads as not approved.
 
+A new message instead of a decision (`message`, interruptions): llama-index documents one way for a human's input
+to reach a run that waits on a prompt, the `HumanResponseEvent` the waiting step asked for (its HITL pages: the
+caller reads the `InputRequiredEvent`, takes what the human enters - `input()`, a web form, a websocket reply - and
+sends `HumanResponseEvent(response=...)`). The resume sends the message that way, as any decision: restore,
+`agent.run(ctx=ctx)`, and at the idle one `HumanResponseEvent(response=<the text>, call_id=<the held call>)` (to
+the first held call when several wait; the others keep waiting). The gated body reads it as no approval: the call
+does not run and its result is the text, which the model reads as the tool's output (not as a user turn). The
+multi-turn form, `agent.run(user_msg=..., ctx=ctx)`, does not apply to a paused run: a restored snapshot
+`is_running`, so `Workflow.run` sends no start event and `BaseWorkflowAgent.run` discards `user_msg` (the run just
+waits again on the same call: the message never reaches the model). The first pause's snapshot keeps no record of
+the message: resumed again with an approval (a late approval), its replayed step books.
+
+No "approve always" (`always`, interruptions int-15..17): llama-index has no tool-approval API at all, so nothing
+of its own decides later calls of a tool from one decision (no always_approve, session permission or approval
+policy in llama-index-core's agent/tools or llama-index-workflows, nor in its HITL docs: a HumanResponseEvent
+answers the one wait_for_event that asked for it). Declared unsupported; not emulated.
+
+Input while paused (`input`, int-19..21, emulated): llama-index documents no way to add input to a waiting run
+without answering it (the HumanResponseEvent the waiter asked for decides the call; `agent.run(user_msg=..., ctx=ctx)`
+drops user_msg on a paused context, see `message`). `add_input` writes a new snapshot whose saved chat memory ends
+with the text as a user `ChatMessage`; the resume puts that memory back (`ctx.store.set("memory", ...)`) and the
+agent's next LLM call is `memory.aget()` + the scratchpad (FunctionAgent.take_step), so the model reads the note
+after the request and before the whole turn in progress (its tool calls and results, held call included).
+
 Streamed run (`stream`): every leg already drives `handler.stream_events()` to the stop or the idle, so a streamed
 leg reads the same stream the same way and also hands over what it tells, as a UI reads the agent's events: each
 `ToolCall` (written when the call's step starts: a replayed waiting step writes it again, at the restore and when
@@ -289,6 +313,38 @@ class LlamaIndexAdapter:
                     "pause, on its call); the suspension is the WorkflowIdleEvent after it, read as in the plain leg"
                 ),
             ),
+            Channel(
+                name="message",
+                kind="native",
+                mechanism=(
+                    "the text sent as the waiting call's HumanResponseEvent(response=text) (llama-index's HITL docs: "
+                    "what the human enters at the prompt is the HumanResponseEvent), after Context.from_dict + "
+                    "agent.run(ctx=ctx) as for a decision; the gated body reads it as no approval and returns the "
+                    "text as its result (agent.run(user_msg=..., ctx=ctx) on the paused context drops user_msg)"
+                ),
+            ),
+            Channel(
+                name="always",
+                kind="unsupported",
+                mechanism=(
+                    "llama-index has no approve/reject-always: it has no tool-approval API at all (FunctionTool, "
+                    "ToolMetadata and BaseWorkflowAgent have no approval flag or policy; the HITL docs' "
+                    "InputRequiredEvent/HumanResponseEvent answer one wait_for_event, keyed by its waiter_id), and "
+                    "nothing in llama-index-core 0.14 / llama-index-workflows 2.26 or its docs applies a decision "
+                    "to later calls"
+                ),
+            ),
+            Channel(
+                name="input",
+                kind="emulated",
+                mechanism=(
+                    "add_input writes a new snapshot whose saved chat memory has the text appended as a user "
+                    "ChatMessage (the ChatMemoryBuffer the resume puts back with ctx.store.set('memory')); the "
+                    "agent's next LLM call reads memory.aget() + scratchpad, so the note comes before the held "
+                    "turn. llama-index documents no input to a waiting run but the HumanResponseEvent, which "
+                    "decides the call, and agent.run(user_msg=..., ctx=ctx) drops user_msg on a paused context"
+                ),
+            ),
         ),
     )
 
@@ -378,6 +434,19 @@ class LlamaIndexAdapter:
         handler = agent.run(user_msg=ctx.item.input)
         return await self._drive(handler, ctx, held=[])
 
+    async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
+        """Input while paused (the `input` channel, emulated): a copy of the saved snapshot (a new file: the state
+        handed back at the pause keeps pointing at its own) whose chat memory ends with the text as a user
+        message; the resume puts that memory back, and the agent's next LLM call reads it before the held turn
+        (memory, then the scratchpad)."""
+        li = _import()
+        with open(state["context"]) as f:
+            saved = json.load(f)
+        note = li["ChatMessage"](role="user", content=text)
+        saved["memory"] = [*saved["memory"], note.model_dump(mode="json")]
+        path = self._save(saved, ctx)
+        return {**state, "context": path}
+
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         li = _import()
         agent = self._build(ctx)
@@ -450,11 +519,17 @@ class LlamaIndexAdapter:
             context = handler.ctx.to_dict()
         memory = await handler.ctx.store.get("memory")
         messages = [m.model_dump(mode="json") for m in memory.get_all()]
-        path = os.path.join(ctx.workdir, f"{CONTEXT_PREFIX}-{uuid.uuid4().hex[:12]}.json")
-        tmp = f"{path}.tmp"
-        with open(tmp, "w") as f:
-            json.dump({"context": context, "memory": messages}, f)
-        os.replace(tmp, path)
+        path = self._save({"context": context, "memory": messages}, ctx)
         await handler.cancel_run()
         state = {"context": path, "pending": [p.model_dump(mode="json") for p in pending]}
         return LegResult.suspended(pending if len(pending) > 1 else pending[0], state)
+
+    @staticmethod
+    def _save(saved: dict[str, Any], ctx: LegContext) -> str:
+        """Write a snapshot (context + memory) to a new file under the item's work directory; its path."""
+        path = os.path.join(ctx.workdir, f"{CONTEXT_PREFIX}-{uuid.uuid4().hex[:12]}.json")
+        tmp = f"{path}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(saved, f)
+        os.replace(tmp, path)
+        return path

@@ -33,6 +33,38 @@ Streamed legs (`ctx.stream`): `agent.run(..., stream=True)` (1.23 has no `run_st
 `AgentResponse.from_updates` and stores the session's history as `agent.run` does; that response is read as
 the plain one.
 
+A new message instead of a decision (interruptions, the `message` channel): the framework's documented way
+to give a paused run new input is a new `agent.run` on the same session (the tool-approval docs: the caller passes
+the user's input "back to the agent as part of a new agent run"). So the message is sent as that: the session is
+restored with `AgentSession.from_dict` and `agent.run(text, session=session)` is called with no approval response.
+The adapter neither answers nor cancels the held call; what the framework does with it is measured. In 1.23 its
+function-invocation loop (`_tools._resolve_approval_responses`, step 2: "With no new decision, hide any
+still-pending batch from model input while keeping it resumable in history",
+`_remove_unanswered_approval_batches_from_model_input`) leaves the held call and its approval request out of what
+that run sends the model; the session's history keeps both (`_sessions._approval_controls_to_keep`), and the next
+pause's requests replace it in the session's pending-approval record. A later run that carries an approval response
+sends the model the history with the held call back in it, still without a result (the trace shows it `unanswered`).
+
+"Approve always" (interruptions' `always` items, the `always` channel): the framework's own "don't ask again" is
+`create_always_approve_tool_response(request)` read by `ToolApprovalMiddleware` (agent_framework/_harness/
+_tool_approval.py; .NET docs: ToolApprovalAgent, AlwaysApproveToolApprovalResponseContent): the middleware records a
+`ToolApprovalRule` for the tool (any arguments) in the session's `tool_approval` state and auto-approves later
+approval requests matching it. The adapter answers an approve marked `always` with that response and puts the
+middleware on the agent from that leg on (a leg whose session holds a rule keeps it). It is not on from the start:
+it also queues a turn's several approval requests and shows them one per pause, so the multi_call pause (one pause,
+every gated call of the turn) would not exist; and with it on from the start, int-17 books the denied R301 anyway:
+R301 waits in the queue, the always approval of R102 records the rule, and the middleware auto-approves the queued
+R301 before any decision on it is asked for. The framework has no standing rejection (rules only approve): a deny
+marked `always` is a plain denial of its call, and the next call of the tool asks again.
+
+Input while paused (the `input` channel): `add_input` restores the session and queues the note with the
+framework's `enqueue_messages(session, message)` (agent_framework/_sessions.py: "Enqueue messages for the next model
+call in the given session"); the queue lives in `session.state`, so `to_dict()` keeps it in the state the decision
+resumes. `MessageInjectionMiddleware` (on every leg, a no-op while nothing is queued) drains it into the resumed
+run's next model call, after the held call's result. Without per-service-call history persistence (this adapter's
+plain Agent) the drained note reaches that one model call only: later calls of the run and the session's history do
+not carry it.
+
 Sibling calls in the approval turn (scripted-eager's `book_room`) are the framework's business:
 with a session it holds non-approval siblings and runs them when the approval batch resumes, as
 "already approved", whatever the decision was. The trace shows it.
@@ -174,6 +206,35 @@ class MicrosoftAFAdapter:
                 ),
             ),
             Channel(
+                name="message",
+                kind="native",
+                mechanism=(
+                    "agent.run(text, session=AgentSession.from_dict(state)) with no approval response: a new agent "
+                    "run on the paused session; the framework leaves the unanswered approval batch out of that "
+                    "run's model input and keeps it in the session's history"
+                ),
+            ),
+            Channel(
+                name="always",
+                kind="native",
+                mechanism=(
+                    "create_always_approve_tool_response(request) + ToolApprovalMiddleware (agent_framework._harness."
+                    "_tool_approval): a standing rule for the tool in the session's tool_approval state; later "
+                    "requests matching it are auto-approved. The middleware is on from the leg of the first always "
+                    "(it also queues a turn's several requests one per pause). No standing rejection exists: a deny "
+                    "marked always denies its call alone"
+                ),
+            ),
+            Channel(
+                name="input",
+                kind="native",
+                mechanism=(
+                    "enqueue_messages(AgentSession.from_dict(state), Message(user, note)) -> to_dict(): queued in "
+                    "the session state; the resumed run's MessageInjectionMiddleware drains it into its next model "
+                    "call (that call only: the plain Agent does not persist it), after the held call's result"
+                ),
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism=(
@@ -194,7 +255,9 @@ class MicrosoftAFAdapter:
         if self._client is not None:
             await self._client.client.close()
 
-    def _agent(self, ctx: LegContext) -> Any:
+    def _agent(self, ctx: LegContext, standing: bool = False) -> Any:
+        """The leg's Agent. `standing`: the run has an "always approve" (given now, or a rule in the session's
+        `tool_approval` state), so the framework's ToolApprovalMiddleware is on for this leg (see `always`)."""
         af = _framework()
         from agent_framework.openai import OpenAIChatCompletionClient
 
@@ -206,8 +269,13 @@ class MicrosoftAFAdapter:
                                  http_client=async_client())
             self._client = OpenAIChatCompletionClient(model=ctx.model.name, async_client=client)
         tools = [self._tool(af, spec, ctx) for spec in ctx.tools.specs]
+        # MessageInjectionMiddleware drains what `add_input` queued on the session (a no-op while nothing is);
+        # ToolApprovalMiddleware records an "always approve" and answers later matching requests with it. It is
+        # outermost, as create_harness_agent places it.
+        middleware: list[Any] = [af.ToolApprovalMiddleware()] if standing else []
+        middleware += [af.MessageInjectionMiddleware(), af.function_middleware(_call_id_middleware)]
         return af.Agent(client=self._client, instructions=ctx.instructions, name="room_booker", tools=tools,
-                        middleware=[af.function_middleware(_call_id_middleware)])
+                        middleware=middleware)
 
     def _tool(self, af: Any, spec: Any, ctx: LegContext) -> Any:
         name = spec.name
@@ -248,9 +316,17 @@ class MicrosoftAFAdapter:
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         af = _framework()
-        agent = self._agent(ctx)
         session = af.AgentSession.from_dict(state["session"])
+        agent = self._agent(ctx, standing=_standing(session) or any(
+            d.always and d.kind is DecisionKind.approve
+            for d in (decision.decisions if isinstance(decision, DecisionSet) else [decision])))
         requests = [af.Content.from_dict(r) for r in state["requests"]]
+        if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
+            # A new message instead of a decision: a new run on the same session with the user's text, as the
+            # framework documents new input on a paused run. No approval response: the held calls are left to it.
+            self._grants = []
+            response = await _run(agent, decision.text or "", session, ctx)
+            return self._leg_result(response, session, ctx)
         if isinstance(decision, DecisionSet):
             # One response per held call, by the model's call id. The response is a bool: an edit (the framework
             # re-binds the approved call to the stored one) and a denial are both a rejection with its fixed text.
@@ -263,8 +339,8 @@ class MicrosoftAFAdapter:
                 d = decision.for_call(r.function_call.call_id)
                 if d is None:
                     continue
-                answers.append(r.to_function_approval_response(None if d.kind is DecisionKind.null
-                                                               else d.kind is DecisionKind.approve))
+                answers.append(_answer(af, r, d) if d.kind is not DecisionKind.null
+                               else r.to_function_approval_response(None))
             response = await _run(agent, af.Message(role="user", contents=answers), session, ctx)
             return self._leg_result(response, session, ctx)
         if state.get("pending") in ctx.gated_tools:
@@ -275,9 +351,24 @@ class MicrosoftAFAdapter:
         else:  # the approval tool: approve and answer both run the adapter-owned body with the text
             approved = decision.kind is not DecisionKind.deny
             self._grants = [decision.as_text() for _ in requests] if approved else []
-        answers = [r.to_function_approval_response(approved) for r in requests]
+        if state.get("pending") in ctx.gated_tools and decision.always and approved:
+            # "approve always": the framework's standing rule for the tool, recorded by ToolApprovalMiddleware
+            answers = [_answer(af, r, decision) if r.function_call.name == state["pending"]
+                       else r.to_function_approval_response(approved) for r in requests]
+        else:
+            answers = [r.to_function_approval_response(approved) for r in requests]
         response = await _run(agent, af.Message(role="user", contents=answers), session, ctx)
         return self._leg_result(response, session, ctx)
+
+    async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
+        """Input while paused, no decision (the `input` channel): queued on the restored session with the
+        framework's `enqueue_messages(session, ...)` (agent_framework._sessions: "Enqueue messages for the next model
+        call in the given session"), kept in its state by `to_dict()`; the resumed run's MessageInjectionMiddleware
+        drains it into its next model call, after the held calls' results."""
+        af = _framework()
+        session = af.AgentSession.from_dict(state["session"])
+        af.enqueue_messages(session, af.Message(role="user", contents=[af.Content.from_text(text)]))
+        return {**state, "session": session.to_dict()}
 
     def _leg_result(self, response: Any, session: Any, ctx: LegContext) -> LegResult:
         self._grants = []
@@ -300,6 +391,21 @@ class MicrosoftAFAdapter:
         pending = PendingRequest(tool=call.name, args=call.parse_arguments() or {}, call_id=call.call_id)
         state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests], "pending": call.name}
         return LegResult.suspended(pending, state)
+
+
+def _standing(session: Any) -> bool:
+    """Whether the session holds an "always approve" rule of ToolApprovalMiddleware (its `tool_approval` state)."""
+    state = session.state.get("tool_approval")
+    return bool(isinstance(state, dict) and state.get("rules"))
+
+
+def _answer(af: Any, request: Any, decision: Decision) -> Any:
+    """The framework's response to one approval request: an approve marked `always` is
+    `create_always_approve_tool_response` (a standing rule for the whole tool, any arguments); anything else the
+    plain bool response. The framework has no standing rejection: a deny marked `always` is a plain denial."""
+    if decision.always and decision.kind is DecisionKind.approve:
+        return af.create_always_approve_tool_response(request, reason=decision.text or None)
+    return request.to_function_approval_response(decision.kind is DecisionKind.approve)
 
 
 async def _run(agent: Any, message: Any, session: Any, ctx: LegContext) -> Any:

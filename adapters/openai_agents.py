@@ -22,6 +22,31 @@ Tool-level gate (approval_gate): a tool marked `requires_approval` (book_room) i
 with a `ToolApprovalItem` before running it; on approve it runs the body (one `ctx.tools.acall`)
 after `RunState.approve(item)`, on deny `RunState.reject(item, rejection_message=decision.as_text())`
 makes "DENIED: reason" the tool's output and the body never runs.
+
+A new message instead of a decision (interruptions): the SDK documents `RunState.add_input(text)` for new user
+input that arrives while a run is paused ("Add input before resuming", docs/results.md; "Cancel streaming after
+the current turn", docs/streaming.md): the text is staged as a user message and admitted immediately before the
+run's next model call, after its unfinished work. The adapter restores the state, calls `add_input` and nothing
+else (no approve(), no reject(): the human decided nothing), and resumes with `Runner.run` / `Runner.run_streamed`.
+What the SDK then does with the held call, which has no decision, is what the arena measures; if `add_input`
+raises (a state it refuses input on), the leg raises.
+
+Approve / reject always (interruptions' `always` items): the SDK's own sticky decision,
+`RunState.approve(item, always_approve=True)` / `RunState.reject(item, always_reject=True, rejection_message=...)`
+("pass always_approve=True or always_reject=True to persist the same decision for future calls to the same tool
+identity during the rest of the run", docs/human_in_the_loop.md, "How the approval flow works"; stored in the run
+state, so it survives to_string/from_string). A later call of that tool is then decided by the runner without an
+interruption (a sticky rejection answers it with the same rejection message). At a pause holding several calls the
+decisions are applied in the order of `get_interruptions()`, as the docs' loop does. In openai-agents 0.24.0 that
+order matters: an exact decision stands against a sticky one recorded before it ("Exact call decisions override
+sticky defaults", run_context.py `_get_approval_status_for_record`), but a sticky decision recorded after it resets
+the record (`_apply_approval_decision`: `rejected = []`), erasing the exact one.
+
+Input while paused (interruptions' `input` items): `add_input(state, text, ctx)` restores the state, stages the
+text with `RunState.add_input(text)` and returns `to_string()` (the staged input is part of the serialised state,
+docs/results.md "Add input before resuming": `state.add_input(...)`, then `state.approve(...)`, then
+`Runner.run(agent, state)`); the decision is then applied by `resume` as for any pause. The runner admits the
+staged input as a user message immediately before its next model call, after the held call's result.
 """
 
 from __future__ import annotations
@@ -107,6 +132,33 @@ class OpenAIAgentsAdapter:
                     "the RunState saved at the pause (RunState.to_string) is restored with RunState.from_string in a "
                     "new process and the approval given again, then Runner.run (SDK docs, human in the loop: "
                     "serialise the state to resume later)"
+                ),
+            ),
+            Channel(
+                name="message",
+                kind="native",
+                mechanism=(
+                    "RunState.from_string(agent, state).add_input(text) (staged as a user message, admitted before "
+                    "the next model call), no approve()/reject() of the held call, then Runner.run(agent, state) / "
+                    "Runner.run_streamed (SDK docs, results: add input before resuming)"
+                ),
+            ),
+            Channel(
+                name="always",
+                kind="native",
+                mechanism=(
+                    "RunState.approve(item, always_approve=True) / RunState.reject(item, always_reject=True, "
+                    "rejection_message=...): a sticky decision stored in the RunState for later calls of the same "
+                    "tool (the approval item's agent) for the rest of the run (SDK docs, human in the loop)"
+                ),
+            ),
+            Channel(
+                name="input",
+                kind="native",
+                mechanism=(
+                    "RunState.from_string(agent, state).add_input(text) -> to_string(): staged as a user message, "
+                    "admitted immediately before the next model call of the resumed run, after the held call's "
+                    "decision (SDK docs, results: add input before resuming)"
                 ),
             ),
             Channel(
@@ -217,6 +269,15 @@ class OpenAIAgentsAdapter:
         agent = self._build(ctx)
         return self._outcome(await self._run(agent, ctx.item.input, ctx))
 
+    async def add_input(self, state: str, text: str, ctx: LegContext) -> str:
+        """Input while paused, no decision: staged with RunState.add_input, kept in the serialised state the decision
+        then resumes. A refusal (UserError: a state the SDK takes no input on) propagates."""
+        from agents import RunState
+
+        run_state = await RunState.from_string(self._build(ctx), state)
+        run_state.add_input(text)
+        return run_state.to_string()
+
     async def resume(self, state: str, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         from agents import RunState
 
@@ -226,6 +287,14 @@ class OpenAIAgentsAdapter:
         if not interruptions:
             return LegResult.errored("the restored run state holds no pending approval")
         names = {str(i.call_id): str(i.name) for i in interruptions}
+        if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
+            # A new message instead of a decision: the SDK's documented way to give a paused run new user input
+            # is RunState.add_input (admitted before the next model call). The held calls get no decision here,
+            # and an approval tool body that ran anyway would raise (no approval in this leg). A refusal of
+            # add_input (UserError) propagates: that is the measured outcome.
+            self._decision = None
+            run_state.add_input(decision.text)
+            return self._outcome(await self._run(agent, run_state, ctx, names))
         if isinstance(decision, DecisionSet):
             # One decision per held call, by call id. The SDK has no way to run a call with other arguments
             # (approve() takes none, and a call's arguments are fingerprinted in the state), so an edit is
@@ -237,19 +306,21 @@ class OpenAIAgentsAdapter:
                 d = decision.for_call(item.call_id)
                 if d is None or d.kind is DecisionKind.null:
                     continue
+                # in get_interruptions() order; `always` is the SDK's sticky decision (see the module docstring)
                 if d.kind is DecisionKind.approve:
-                    run_state.approve(item)
+                    run_state.approve(item, always_approve=bool(d.always))
                 else:
-                    run_state.reject(item, rejection_message=d.as_text())
+                    run_state.reject(item, always_reject=bool(d.always), rejection_message=d.as_text())
             return self._outcome(await self._run(agent, run_state, ctx, names))
         item = self._approval_item(interruptions)
         self._decision = decision
         gated = item.name in self._gated
         # An answer lets the approval tool return it; a gated tool executes only on an approval.
+        # `always`: the SDK's sticky decision, which the runner applies to the tool's later calls in this run
         if decision.kind is DecisionKind.deny or (gated and not decision.approved):
-            run_state.reject(item, rejection_message=decision.as_text())
+            run_state.reject(item, always_reject=bool(decision.always), rejection_message=decision.as_text())
         else:
-            run_state.approve(item)
+            run_state.approve(item, always_approve=bool(decision.always))
         return self._outcome(await self._run(agent, run_state, ctx, names))
 
     def _approval_item(self, interruptions: list[Any]) -> Any:

@@ -36,6 +36,27 @@ call's result is the tool's own). The state records which kind of deferral it an
 A sibling ordinary call in the gated turn (reckless-parallel's second `search_rooms`) is executed in
 that turn, before the run ends; only the gated call is held.
 
+A new message instead of a decision (interruptions, the `message` channel): a new run with the message as its
+`user_prompt` on the paused history, the way pydantic-ai continues a conversation (`agent.run(prompt,
+message_history=...)`). On a history that ends with the pending (deferred) call, `Agent.run` refuses a new prompt
+(UserError "Cannot provide a new user prompt when the message history contains unprocessed tool calls"); the error
+and `pydantic_ai.messages.repair_messages`' docstring name the way: repair the history first ("Use this before
+adding a new user prompt to history whose final response has unanswered tool calls, which `Agent.run` refuses").
+So the history goes through `repair_messages` and pydantic-ai itself closes the pending call with a synthesized
+`ToolReturnPart` (outcome 'interrupted', "The tool call was interrupted before a result was produced."); the
+adapter answers nothing itself. The other documented path, a `user_prompt` *alongside* `deferred_tool_results`
+(docs/deferred-tools.md), needs a decision for the call, which the human did not give. A late approval (the first
+pause's state resumed with approve) is an ordinary resume: pydantic-ai keeps no run of its own between legs (the
+history is the caller's), so whatever it does with it is what the arena records.
+
+Input while paused (interruptions, the `input` channel: a note from someone else, deciding nothing): pydantic-ai keeps
+no paused run to add it to (the paused run is the message history, which is the caller's), so `add_input` keeps the
+text with the state and the resume hands it to the run as `user_prompt` together with `deferred_tool_results`, which
+docs/deferred-tools.md documents ("optionally a new `user_prompt` to give the model additional instructions alongside
+the deferred results"): pydantic-ai puts a UserPromptPart after the held calls' results in the request it sends next.
+"Approve always" (the `always` channel) is declared unsupported: an approval in `DeferredToolResults` is for its
+tool_call_id alone and pydantic-ai has no decision that stands for later calls (see the channel's mechanism).
+
 Nothing here special-cases sibling tool calls: whatever pydantic-ai does with a `book_room` emitted
 in the same turn as request_approval shows up in the harness's tool log. Observed (2.68): pydantic-ai
 runs every ordinary tool call of the turn and only collects the deferred one, so a sibling
@@ -174,6 +195,40 @@ class PydanticAIAdapter:
                 ),
             ),
             Channel(
+                name="message",
+                kind="native",
+                mechanism=(
+                    "agent.run(text, message_history=repair_messages(paused history)): a new user prompt on the "
+                    "paused run's history, closed out first with pydantic_ai.messages.repair_messages (documented "
+                    "for a new prompt on a history with unanswered tool calls, which Agent.run refuses); "
+                    "pydantic-ai answers each pending call with its synthesized 'interrupted' ToolReturnPart"
+                ),
+            ),
+            Channel(
+                name="always",
+                kind="unsupported",
+                mechanism=(
+                    "pydantic-ai has no decision that stands for later calls: DeferredToolResults.approvals answers "
+                    "each held call by its tool_call_id (True | ToolApproved | ToolDenied, no scope field), "
+                    "DeferredToolRequests.build_results(approve_all=True) approves only the calls pending at that "
+                    "pause, and requires_approval / ApprovalRequiredToolset / HandleDeferredToolCalls are policies the "
+                    "application writes itself (pydantic_ai/_deferred.py, toolsets/approval_required.py, "
+                    "capabilities/deferred_tool_handler.py in 2.68; docs/deferred-tools.md). Pydantic AI Harness's "
+                    "PermissionPolicy doc says rule persistence ('always allow') is out of scope"
+                ),
+            ),
+            Channel(
+                name="input",
+                kind="native",
+                mechanism=(
+                    "add_input stages the text in the paused state (pydantic-ai keeps no paused run: the history is "
+                    "the caller's); the resume is agent.run(text, message_history=..., deferred_tool_results=...), "
+                    "the user_prompt pydantic-ai documents alongside deferred results (docs/deferred-tools.md: "
+                    "'optionally a new user_prompt ... alongside the deferred results'): a UserPromptPart after the "
+                    "held calls' results in the same request"
+                ),
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism=(
@@ -288,13 +343,25 @@ class PydanticAIAdapter:
         result = await self._run(agent, ctx, user_prompt=ctx.item.input)
         return self._outcome(result, ctx)
 
+    async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
+        """Input while paused (the `input` channel), deciding nothing: pydantic-ai holds no paused run to add it to
+        (the history is the caller's), so it is kept with the state, a copy (the state handed back at the pause stays
+        as it was), and the resume sends it as the run's `user_prompt` alongside the deferred results."""
+        return {**state, "inputs": [*state.get("inputs", []), text]}
+
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
         agent = self._build(ctx)
         history = ModelMessagesTypeAdapter.validate_json(state["messages"])
+        prompt = _prompt(state, decision)
+        if _is_message(decision):  # a new user message instead of a decision (the `message` channel)
+            result = await self._run(agent, ctx, user_prompt=prompt, message_history=_for_new_prompt(history))
+            return self._outcome(result, ctx)
         results = self._deferred_results(state, decision)
-        result = await self._run(agent, ctx, message_history=history, deferred_tool_results=results)
+        # input added while paused: the new user prompt pydantic-ai takes alongside the deferred results
+        extra = {} if prompt is None else {"user_prompt": prompt}
+        result = await self._run(agent, ctx, message_history=history, deferred_tool_results=results, **extra)
         return self._outcome(result, ctx)
 
     @staticmethod
@@ -392,6 +459,36 @@ class PydanticAIAdapter:
             args = {**args, "amount": shown["amount"]}
         pending = PendingRequest(tool=call.tool_name, args=args, call_id=call.tool_call_id)
         return LegResult.suspended(pending, state)
+
+
+def _is_message(decision: Decision | DecisionSet) -> bool:
+    """The human sent a new message instead of a decision (interruptions' `DecisionKind.message`)."""
+    return isinstance(decision, Decision) and decision.kind is DecisionKind.message
+
+
+def _prompt(state: dict[str, Any], decision: Decision | DecisionSet) -> str | None:
+    """The new user prompt the resume sends, if any: the input added while paused (`add_input`), then a new
+    message sent instead of a decision; None when there is neither."""
+    message = decision.text if isinstance(decision, Decision) and _is_message(decision) else None
+    texts = [*state.get("inputs", []), *([message] if message else [])]
+    return "\n\n".join(texts) if texts else None
+
+
+def _for_new_prompt(history: list[Any]) -> list[Any]:
+    """The paused history as pydantic-ai documents it for a new user prompt: `repair_messages(history)`.
+
+    `Agent.run(prompt, message_history=...)` refuses a history whose last response has unanswered tool calls
+    (UserError "Cannot provide a new user prompt when the message history contains unprocessed tool calls. ...
+    or call `pydantic_ai.messages.repair_messages()` on the history first to close them out."); repair_messages'
+    docstring: "Use this before adding a new user prompt to history whose final response has unanswered tool
+    calls, which `Agent.run` refuses". pydantic-ai itself then answers each open call with a synthesized
+    ToolReturnPart (outcome='interrupted', "The tool call was interrupted before a result was produced.").
+    Before repair_messages existed (`-a pydantic_ai@2.66.0`) the history goes as it is, and the run refuses it."""
+    try:
+        from pydantic_ai.messages import repair_messages
+    except ImportError:
+        return history
+    return repair_messages(history)
 
 
 def _kind(output: Any, call_id: str) -> str:

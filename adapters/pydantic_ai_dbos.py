@@ -47,6 +47,12 @@ A deny reason: the decision's text is the deferred call's result (`DeferredToolR
 approval tool, and `ToolDenied(message=decision text)` for a gated call: both reach the model; `ToolApproved`
 has no note field (an approval note does not reach the model on the tool-level gate).
 
+A new message instead of a decision (the `message` channel): as in `pydantic_ai`, a new run with the message as
+its prompt on the paused history after `repair_messages` (pydantic-ai's documented way to add a prompt to a
+history with unanswered calls; it closes the pending call with a synthesized 'interrupted' result). It runs as
+the pause's resume workflow (id: the pause's + `/resume`), like any resume of that pause, so a later resume of
+the same pause (a late approval) gets DBOS's recorded result of the message's run back.
+
 A new process: the state is JSON pointing at DBOS's SQLite store; any process launches DBOS on it and resumes
 (durable_state). `RequestInput` (a wait inside the run) is not used: DBOS refuses it ("DBOS does not support
 waiting for external events yet").
@@ -90,7 +96,7 @@ from arena.for_adapters import (
     LegContext,
     LegResult,
 )
-from arena_builtins.adapters.pydantic_ai import LegTools, PydanticAIAdapter
+from arena_builtins.adapters.pydantic_ai import LegTools, PydanticAIAdapter, _for_new_prompt, _is_message, _prompt
 
 AGENT_NAME = "arena_agent"  # DBOS step names derive from it (`arena_agent__model.request`)
 WORKFLOW_NAME = "arena_pydantic_ai_dbos.leg"
@@ -214,6 +220,13 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
                 "; under DBOS the body's harness calls (prepare, commit) are steps: the resumed run is a new "
                 "workflow, so prepare runs again there")}),
             _BASE["multi_call"],
+            _BASE["message"].model_copy(update={"mechanism": _BASE["message"].mechanism + (
+                "; under DBOS the run is a new workflow whose id is the pause's + '/resume' (the same idempotency "
+                "key a decision's resume has)")}),
+            _BASE["always"],
+            _BASE["input"].model_copy(update={"mechanism": _BASE["input"].mechanism + (
+                "; under DBOS the staged text is in the pause's JSON state and reaches the resume workflow as its "
+                "prompt argument (recorded with the workflow's inputs)")}),
             Channel(
                 name="recover",
                 kind="native",
@@ -271,14 +284,18 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
                 self._tell(ctx, event)
 
     async def _run(self, prompt: str | None, history: str | None, results: Any) -> dict[str, Any]:
-        """The workflow's body: pydantic-ai's run, from the prompt or from the paused history with the decision."""
+        """The workflow's body: pydantic-ai's run, from the prompt or from the paused history with the decision (and,
+        with input added while paused, that input as the run's prompt alongside the deferred results)."""
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
         agent = self._agent
         if history is None:
             result = await agent.run(prompt)
-        else:
-            result = await agent.run(message_history=ModelMessagesTypeAdapter.validate_json(history),
+        elif results is None:  # a new user message on the paused history (pydantic_ai's `message` channel)
+            paused = ModelMessagesTypeAdapter.validate_json(history)
+            result = await agent.run(prompt, message_history=_for_new_prompt(paused))
+        else:  # the decision; a prompt here is the input added while paused (pydantic_ai's `input` channel)
+            result = await agent.run(prompt, message_history=ModelMessagesTypeAdapter.validate_json(history),
                                      deferred_tool_results=results)
         return {"output": result.output, "messages": result.all_messages_json().decode()}
 
@@ -348,10 +365,13 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
             from dbos import DBOS, SetWorkflowID
 
             paused = await (await DBOS.retrieve_workflow_async(state["workflow_id"])).get_result()
-            results = self._deferred_results(state, decision)
+            # a new message instead of a decision: the message is the run's prompt, no deferred results; input added
+            # while paused (`add_input`) goes first in the prompt, alongside the deferred results of a decision
+            prompt = _prompt(state, decision)
+            results = None if _is_message(decision) else self._deferred_results(state, decision)
             workflow_id = state["workflow_id"] + RESUME_SUFFIX
             with SetWorkflowID(workflow_id):
-                recorded = await _workflow()(None, paused["messages"], results)
+                recorded = await _workflow()(prompt, paused["messages"], results)
         finally:
             await self._shutdown()
         return self._ended(recorded, workflow_id, db_path, ctx)

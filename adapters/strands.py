@@ -43,6 +43,35 @@ The same pause resumed twice: the session has moved on after the first resume, a
 responses ("agent is not in interrupt state"); two resumes at once (two processes) both read the still-paused
 session and both run the held call: a FileSessionManager session has no claim or lock on a pause.
 
+A new message instead of a decision (`message`, interruptions): delivered the way strands takes new user input,
+the restored session's agent invoked with the text as its prompt (`invoke_async(text)`, `stream_async(text)` in a
+streamed leg); nothing answers the held interrupt first. Strands documents interrupts as resumed with a list of
+`interruptResponse`s (docs, "Interrupts") and enforces it: in interrupt state any other prompt raises `TypeError:
+prompt_type=<class 'str'> | must resume from interrupt with list of interruptResponse's`
+(`strands.interrupt._InterruptState.resume`, before anything runs). The leg ends errored with that text (measured:
+the held call is `refused`), and the session stays paused on the held call: a late approval of it still runs it.
+
+Approve always (`always`, interruptions int-15..17): strands' (t)rust, as its docs write the approval hook under
+"Interrupts" > Session Management ("session manage the responses to avoid repeated interrupts on subsequent tool
+calls": `if event.agent.state.get(...) == "t": return` before `event.interrupt`) and as its vended
+`HumanInTheLoop(enable_trust=True)` does (`hitl:trusted_tools` in agent.state, checked first in
+`_requires_approval`). An approve marked always records the tool in `agent.state` (TRUSTED), which the session
+persists; the Gate returns without interrupting for a trusted tool. Strands has no reject-always (neither the docs
+hook nor HumanInTheLoop keeps a denial), so a deny marked always is its call's denial alone: int-16's second
+booking pauses again. At one pause holding two calls (int-17), the trusting call's hook runs first on resume and
+the sibling's hook then finds the tool trusted and never reads its own (deny) response: the denied call runs. The
+vended HumanInTheLoop(enable_trust=True) does the same (an interrupt answered "t" and its sibling's answered "n":
+both calls run).
+
+Input while paused (`input`, int-19..21), emulated: strands has no way to add input to a paused agent without
+answering its interrupts (in interrupt state it takes only interruptResponse blocks, `_InterruptState.resume`, and
+the persisted conversation ends with the held toolUse, whose result must come next). `add_input` restores the
+session's agent, appends the note to `agent.state` (NOTES) and writes it with `FileSessionManager.sync_agent`;
+nothing is invoked, the interrupts are untouched. Every agent carries strands' `ContextInjector` plugin
+(`strands.vended_plugins.context_injector`, trigger "everyTurn"), which folds the notes into the latest user
+message of each model call, ephemerally (never in the history): after the resume that is the message with the
+held call's result, so the model reads the tool result, then the note.
+
 Deny reason: carried on every channel (as the approval tool's result; `cancel_tool` text on the gate).
 
 Streamed run (`stream`): every leg reads `agent.stream_async(...)` to its end instead of `invoke_async` (which
@@ -95,6 +124,8 @@ from arena.for_adapters import (
 AGENT_ID = "arena"
 SESSIONS = "strands"  # the session store's directory, under the item's work directory
 ASK, GATE, BODY = "arena:request_approval", "arena:approve_tool", "arena:body_pause"
+TRUSTED = "arena:trusted_tools"  # agent.state key: the gated tools an "always" approval trusts for the session
+NOTES = "arena:notes"  # agent.state key: input added while the run was paused (add_input), folded into model calls
 
 
 def _import() -> Any:
@@ -115,6 +146,7 @@ class StrandsAdapter:
         "strands.models.openai",
         "strands.session.file_session_manager",
         "strands.hooks",
+        "strands.vended_plugins.context_injector",
         "openai",
     )
 
@@ -179,6 +211,36 @@ class StrandsAdapter:
                 ways=("resume", "continue"),
             ),
             Channel(
+                name="message",
+                kind="native",
+                mechanism=(
+                    "the restored session's Agent invoked with the message as its prompt, agent.invoke_async(text) "
+                    "(stream_async in a streamed leg), strands' way to take new user input; at a pause strands takes "
+                    "only interruptResponse's and raises TypeError on the message (_InterruptState.resume)"
+                ),
+            ),
+            Channel(
+                name="always",
+                kind="native",
+                mechanism=(
+                    "(t)rust, strands docs Interrupts > Session Management: an approve marked always records the tool "
+                    "in agent.state (session-persisted) and the BeforeToolCallEvent hook lets later calls of it run "
+                    "without an interrupt (trust checked before interrupting, as there and in the vended "
+                    "HumanInTheLoop(enable_trust=True)); strands has no reject-always: a deny marked always denies "
+                    "its call alone"
+                ),
+            ),
+            Channel(
+                name="input",
+                kind="emulated",
+                mechanism=(
+                    "strands takes only interruptResponse's at a pause (_InterruptState.resume): add_input sets the "
+                    "note in the restored session's agent.state (FileSessionManager.sync_agent) and the agent's "
+                    "ContextInjector plugin (trigger everyTurn) folds it into each later model call's latest user "
+                    "message, after the held call's result; ephemeral, never in the history"
+                ),
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism=(
@@ -201,13 +263,15 @@ class StrandsAdapter:
 
     # -- construction ----------------------------------------------------------------------------
 
-    def _agent(self, ctx: LegContext, session_id: str, storage_dir: str) -> Any:
-        """A new strands Agent on the item's session: a resume restores messages and interrupt state from it."""
+    def _agent(self, ctx: LegContext, session_id: str, storage_dir: str, manager: Any = None) -> Any:
+        """A new strands Agent on the item's session: a resume restores messages, agent state and interrupt state
+        from it (`manager`: the session manager to use, a new FileSessionManager on the session if None)."""
         strands = _import()
         from openai import AsyncOpenAI
         from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
         from strands.models.openai import OpenAIModel
         from strands.session.file_session_manager import FileSessionManager
+        from strands.vended_plugins.context_injector import ContextInjector
 
         if self._client is None:
             # No client retries (the openai client's default is 2), as for every adapter.
@@ -226,10 +290,20 @@ class StrandsAdapter:
                 use = event.tool_use
                 if use["name"] not in gated:
                     return
+                # (t)rust, strands docs "Interrupts", Session Management: a tool trusted in the session's agent.state
+                # runs without an interrupt; checked before interrupting, as there (and in the vended
+                # HumanInTheLoop(enable_trust=True), `_requires_approval`)
+                trusted = list(event.agent.state.get(TRUSTED) or [])
+                if use["name"] in trusted:
+                    return
                 response = event.interrupt(GATE, reason={"kind": "gate", "tool": use["name"],
                                                          "args": dict(use.get("input") or {}),
                                                          "call_id": use["toolUseId"]})
                 decision = _decision(response)
+                if decision.always and decision.kind is DecisionKind.approve:
+                    # trust: approves this call and records the tool in agent.state (session-persisted); strands
+                    # has no "reject always", so a deny marked always is this call's denial alone
+                    event.agent.state.set(TRUSTED, [*trusted, use["name"]])
                 if decision.kind is DecisionKind.edit and decision.args is not None:
                     event.tool_use = {**use, "input": dict(decision.args)}
                 elif not decision.approved:
@@ -242,7 +316,10 @@ class StrandsAdapter:
             tools=tools,
             system_prompt=ctx.instructions,
             hooks=[Gate()],
-            session_manager=FileSessionManager(session_id=session_id, storage_dir=storage_dir),
+            # input added while paused (add_input, agent.state[NOTES]) folded into every model call's latest user
+            # message; "everyTurn": after a resume that latest message holds the held call's toolResult
+            plugins=[ContextInjector(_notes, name="arena:notes", trigger="everyTurn")],
+            session_manager=manager or FileSessionManager(session_id=session_id, storage_dir=storage_dir),
             agent_id=AGENT_ID,
             callback_handler=None,  # no printing of the streamed text
         )
@@ -298,6 +375,8 @@ class StrandsAdapter:
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         session_id, storage_dir = state["session_id"], state["storage_dir"]
+        if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
+            return await self._message(state, decision, ctx)
         held: dict[str, dict[str, Any]] = state["interrupts"]  # interrupt id -> {"kind", "call_id"}
         by_call = {v["call_id"]: k for k, v in held.items()}
         first = next(iter(held))
@@ -312,6 +391,37 @@ class StrandsAdapter:
         agent = self._agent(ctx, session_id, storage_dir)
         result = await _invoke(agent, ctx, responses)
         return self._outcome(result, session_id, storage_dir)
+
+    async def _message(self, state: dict[str, Any], message: Decision, ctx: LegContext) -> LegResult:
+        """A new message instead of a decision (interruptions): strands' one way to give an agent new user input,
+        the restored session's agent invoked with it as the prompt (`agent.invoke_async(text)`, `stream_async` in a
+        streamed leg). Nothing answers the held interrupt first: at a pause strands takes only a list of
+        interruptResponse's and raises on anything else (`_InterruptState.resume`, "must resume from interrupt
+        with list of interruptResponse's"); that refusal is the leg's error, the session left as it was."""
+        session_id, storage_dir = state["session_id"], state["storage_dir"]
+        agent = self._agent(ctx, session_id, storage_dir)
+        try:
+            result = await _invoke(agent, ctx, message.text)
+        except Exception as exc:  # strands refused the message: a measured outcome, not the adapter's fault
+            return LegResult.errored(f"{type(exc).__name__}: {exc}")
+        return self._outcome(result, session_id, storage_dir)
+
+    async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
+        """Input while paused (interruptions' `input` channel), by hand: strands has no way to give a paused agent
+        input without answering its interrupts (in interrupt state it takes only interruptResponse blocks,
+        `_InterruptState.resume`; the held toolUse ends the persisted conversation, so no message can go after it
+        before its result). The note is added to the restored session's `agent.state` (NOTES), written to the
+        session with `FileSessionManager.sync_agent`; nothing is invoked and the interrupts stay as they were. The
+        agent's `ContextInjector` plugin folds the notes into each later model call's latest user message (after
+        the resume, the one with the held call's result), ephemerally: it never enters the conversation history."""
+        strands = _import()  # the network switches first, then strands
+        FileSessionManager = strands.session.file_session_manager.FileSessionManager
+        session_id, storage_dir = state["session_id"], state["storage_dir"]
+        manager = FileSessionManager(session_id=session_id, storage_dir=storage_dir)
+        agent = self._agent(ctx, session_id, storage_dir, manager)
+        agent.state.set(NOTES, [*(agent.state.get(NOTES) or []), text])
+        manager.sync_agent(agent)
+        return state
 
     async def continue_run(self, state: dict[str, Any], ctx: LegContext) -> LegResult:
         """crash_recovery's `continue` way: a new Agent on the same session (strands restores the latest messages
@@ -381,6 +491,12 @@ def _tool_names(messages: list[Any]) -> dict[str, str]:
     """toolUseId -> tool name, from the toolUse blocks of `messages`."""
     return {b["toolUse"]["toolUseId"]: b["toolUse"]["name"]
             for m in messages for b in m.get("content") or () if isinstance(b, dict) and "toolUse" in b}
+
+
+def _notes(context: Any) -> str | None:
+    """ContextInjector's text: the input added while the run was paused (agent.state), or None (nothing folded)."""
+    notes = context.state.get(NOTES) or []
+    return "\n".join(str(n) for n in notes) or None
 
 
 def _response(kind: str | None, decision: Decision) -> Any:

@@ -13,6 +13,9 @@ that leaves a held call undecided, names a call that is not held, or holds a `nu
 refused whole (ValueError, the paused state stays resumable), and each pause is resumed at most once
 (a process-wide record of resumed pauses, kept outside the state: a replayed copy of the state, a
 concurrent second resume or an older pause's state is refused).
+A new message instead of a decision (interruptions) cancels what the pause held: each held call is answered
+`CANCELLED` without running, the message becomes the user's next turn, and the pause counts as resumed (a late
+approval of it is refused).
 Nothing of this survives a process restart, which is what makes it `emulated`.
 """
 
@@ -32,6 +35,8 @@ from arena.types import (
 )
 
 MAX_TURNS = 20
+# what a held call's result says when the human sent a new message instead of deciding on it
+CANCELLED = "CANCELLED: not run; the user sent a new message instead of a decision"
 
 
 async def create(client: Any, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
@@ -79,6 +84,9 @@ class _Paused:
     prepared: dict[str, Any] | None = None  # a body-pausing tool's prepared step, when it paused in its body
     turn: list[dict[str, Any]] = field(default_factory=list)  # every call of the turn, when several are gated
     pause_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # tool -> the "always" decision that stands for its later calls (JSON, so a journal can keep it)
+    always: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # input added while paused: the user's next turn after the results
 
 
 class VanillaAdapter:
@@ -117,6 +125,24 @@ class VanillaAdapter:
                 mechanism="every gated call of the turn held by the loop; each decided by its call id",
             ),
             Channel(
+                name="message",
+                kind="emulated",
+                mechanism="every held call answered 'CANCELLED' (it never runs), then the message appended as the "
+                          "user's next turn; the pause counts as resumed, so a late decision on it is refused",
+            ),
+            Channel(
+                name="always",
+                kind="emulated",
+                mechanism="an approve or deny marked always stands for every later call of that tool in the run; a "
+                          "call's own decision at a pause holding several still decides that call",
+            ),
+            Channel(
+                name="input",
+                kind="emulated",
+                mechanism="add_input keeps the text with the paused state; on resume it is the user's next turn, after "
+                          "the held calls' results",
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism="chat.completions.create(stream=True) read to its end, tool calls assembled from their "
@@ -127,6 +153,7 @@ class VanillaAdapter:
 
     def __init__(self) -> None:
         self._client: Any = None
+        self._always: dict[str, dict[str, Any]] = {}  # the run's standing "always" decisions, by tool (`_remember`)
 
     def _openai(self, ctx: LegContext) -> Any:
         if self._client is None:
@@ -144,8 +171,18 @@ class VanillaAdapter:
         messages = [{"role": "system", "content": ctx.instructions}, {"role": "user", "content": ctx.item.input}]
         return await self._loop(messages, ctx)
 
+    async def add_input(self, state: _Paused, text: str, ctx: LegContext) -> _Paused:
+        """New input while paused (the `input` channel): kept with the state, sent as the user's next turn on resume."""
+        state.notes.append(text)
+        return state
+
     async def resume(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         self._admit(state, decision, ctx)
+        self._always = dict(state.always)
+        if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
+            return await self._interrupted(state, decision, ctx)
+        for d in decision.decisions if isinstance(decision, DecisionSet) else [decision]:
+            self._remember(d, state)
         if isinstance(decision, DecisionSet):
             if state.turn:
                 return await self._resume_calls(state, decision, ctx)
@@ -167,12 +204,56 @@ class VanillaAdapter:
             result = self._answered(ctx, paused, decision.as_text())
         messages.append({"role": "tool", "tool_call_id": paused["id"], "content": result})
         for call in state.held:
-            if decision.approved:
+            if (standing := self._standing(call, ctx.gated_tools)) is not None:
+                result = await self._decided(ctx, call, standing)
+            elif decision.approved:
                 result = await self._run(ctx, call)
             else:
                 result = self._answered(ctx, call, "NOT EXECUTED: the approval was denied")
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        self._noted(state)
         return await self._loop(messages, ctx)
+
+    def _remember(self, decision: Decision, state: _Paused) -> None:
+        """An approve or deny marked `always` stands for the later calls of its tool in this run."""
+        if not decision.always or decision.kind not in (DecisionKind.approve, DecisionKind.deny):
+            return
+        calls = state.turn or [state.approval_call]
+        call = next((c for c in calls if decision.call_id is None or c["id"] == decision.call_id), calls[0])
+        self._always[call["function"]["name"]] = decision.model_dump(mode="json", exclude_none=True)
+
+    def _standing(self, call: dict[str, Any], gated: list[str]) -> Decision | None:
+        """The "always" decision that decides this call of a gated tool without asking, if one stands."""
+        name = call["function"]["name"]
+        return Decision.model_validate(self._always[name]) if name in gated and name in self._always else None
+
+    async def _decided(self, ctx: LegContext, call: dict[str, Any], decision: Decision | None) -> str:
+        """Run a call, or answer it with the standing denial that decides it."""
+        if decision is not None and not decision.approved:
+            return self._answered(ctx, call, decision.as_text())
+        return await self._run(ctx, call)
+
+    @staticmethod
+    def _noted(state: _Paused) -> None:
+        """Input added while paused becomes the user's next turn, after the held calls' results."""
+        state.messages.extend({"role": "user", "content": note} for note in state.notes)
+        state.notes.clear()
+
+    async def _interrupted(self, state: _Paused, message: Decision, ctx: LegContext) -> LegResult:
+        """A new message instead of a decision: nothing the pause held runs (a body that paused is aborted), each
+        held call gets a result saying so, and the message is the user's next turn."""
+        body = next((s for s in ctx.body_pause_tools if s.name == state.approval_call["function"]["name"]), None)
+        cancelled = Decision(kind=DecisionKind.deny, text="cancelled: the user sent a new message instead")
+        for call in state.turn or [state.approval_call, *state.held]:
+            if call is state.approval_call and body is not None and state.prepared is not None:
+                result = await bodypause.finish(self._tools(ctx, call["id"]), body, state.prepared, cancelled)
+                ctx.told("tool_result", body.name, call["id"], result)
+            else:
+                result = self._answered(ctx, call, CANCELLED)
+            state.messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        self._noted(state)
+        state.messages.append({"role": "user", "content": message.text})
+        return await self._loop(state.messages, ctx)
 
     def _persist(self, messages: list[dict[str, Any]]) -> None:
         """Called with the transcript after every step (a subclass may write it down)."""
@@ -211,13 +292,14 @@ class VanillaAdapter:
             if name not in gated:
                 result = await self._run(ctx, call, args)
             else:
-                decision = decisions.for_call(call["id"])
+                decision = decisions.for_call(call["id"]) or self._standing(call, ctx.gated_tools)
                 assert decision is not None  # `_check` refused a set that leaves a held call undecided
                 if decision.approved:
                     result = await self._run(ctx, call, decision.args if decision.args is not None else args)
                 else:
                     result = self._answered(ctx, call, decision.as_text())
             state.messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        self._noted(state)
         return await self._loop(state.messages, ctx)
 
     @staticmethod
@@ -247,14 +329,17 @@ class VanillaAdapter:
             self._persist(messages)
             if not calls:
                 return LegResult.finished(content or "")
-            approval = self._pause_call(calls, pause_names)
-            gated = [c for c in calls if c["function"]["name"] in ctx.gated_tools]
+            standing = {c["id"]: d for c in calls if (d := self._standing(c, ctx.gated_tools)) is not None}
+            undecided = [c for c in calls if c["id"] not in standing]  # an "always" decides the others
+            approval = self._pause_call(undecided, pause_names)
+            gated = [c for c in undecided if c["function"]["name"] in ctx.gated_tools]
+            always = dict(self._always)
             if len(gated) > 1 and approval is not None and approval in gated:  # several calls await the human
                 pending = [PendingRequest(tool=c["function"]["name"], args=parse_args(c["function"]["arguments"]),
                                           call_id=c["id"]) for c in gated]
                 for c in gated:
                     ctx.told("pause", c["function"]["name"], c["id"])
-                return LegResult.suspended(pending, _Paused(messages, approval, turn=calls))
+                return LegResult.suspended(pending, _Paused(messages, approval, turn=calls, always=always))
             if approval is not None:
                 held = [c for c in calls if c is not approval]
                 args = parse_args(approval["function"]["arguments"])
@@ -264,16 +349,16 @@ class VanillaAdapter:
                     if bodypause.ready(prepared):
                         pending = bodypause.pending(body, args, prepared, approval["id"])
                         ctx.told("pause", body.name, approval["id"])
-                        return LegResult.suspended(pending, _Paused(messages, approval, held, prepared))
+                        return LegResult.suspended(pending, _Paused(messages, approval, held, prepared, always=always))
                     messages.append({"role": "tool", "tool_call_id": approval["id"],
                                      "content": self._answered(ctx, approval, bodypause.refused(prepared))})
                     calls = held
                 else:
                     pending = PendingRequest(tool=approval["function"]["name"], args=args, call_id=approval["id"])
                     ctx.told("pause", pending.tool, approval["id"])
-                    return LegResult.suspended(pending, _Paused(messages, approval, held))
+                    return LegResult.suspended(pending, _Paused(messages, approval, held, always=always))
             for call in calls:
-                result = await self._run(ctx, call)
+                result = await self._decided(ctx, call, standing.get(call["id"]))
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return LegResult.errored(f"no final answer after {MAX_TURNS} model turns")
 
@@ -286,6 +371,7 @@ def _check(state: _Paused, decision: Decision | DecisionSet, gated: set[str]) ->
         if decision.kind is DecisionKind.null:
             raise ValueError("a null decision approves nothing: resume with approve, edit, deny or answer")
         return
+    gated = gated - set(state.always)  # a call an "always" decided is not held
     held = [c["id"] for c in state.turn if c["function"]["name"] in gated] if state.turn else [state.approval_call["id"]]
     unknown = [d.call_id for d in decision.decisions if d.call_id not in held]
     if unknown:

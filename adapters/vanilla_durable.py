@@ -161,6 +161,17 @@ class VanillaDurableAdapter(VanillaAdapter):
             return self._ended(await super().resume(paused, decision, ctx))
         return self._ended(await self._recover(messages, ctx))
 
+    async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
+        """New input while paused: journaled with the paused turn, so a resume in any process sends it."""
+        with _Journal.locked(state["journal"]):
+            journal = _Journal(state["journal"])
+            pause = journal.data.get("pause") or {}
+            if pause.get("pause_id") != state["pause_id"] or journal.data.get("decided"):
+                raise RuntimeError("this pause is no longer waiting: input cannot be added to it")
+            pause.setdefault("notes", []).append(text)
+            journal.save()
+        return state
+
     async def continue_run(self, state: dict[str, Any], ctx: LegContext) -> LegResult:
         """Recovery way `continue`: the decision is the one the journal holds, not given again."""
         decided = (_Journal(state["journal"]).data.get("decided") or {}).get("decision")

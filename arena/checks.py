@@ -316,6 +316,12 @@ def final_from_model(s: Scoring) -> CheckResult:
     said = answer_text(last, s.arena_tools)
     if said is not None and squash(claim) == squash(said):
         return ok(name, "the final answer is the model's last answer")
+    replays = _replay_legs(s.events)  # a replay the harness started after the run may answer last: not the run's
+    own = last_answer([e for e in s.events if e.leg not in replays]) if replays else None
+    own_said = answer_text(own, s.arena_tools) if own is not None else None
+    if own_said is not None and squash(claim) == squash(own_said):
+        return ok(name, "the final answer is the model's last answer in the run's own legs "
+                        "(a replay answered after it)")
     return fail(name, f"the adapter's final answer {claim[:60]!r} is not the model's last answer "
                        f"{(said or '(tool calls only)')[:60]!r}")
 
@@ -366,6 +372,8 @@ def decision_reached_model(s: Scoring) -> CheckResult:
         kind_seen, text_seen = decision_in(new_input(calls), decision)
         if not kind_seen:
             return fail(name, f"the denial never reached the model's input after resume {n}")
+        if decision.kind is DecisionKind.message and not text_seen:  # a new message is its text: no channel may drop it
+            return fail(name, f"the message {decision.text!r} never reached the model's input after resume {n}")
         if decision.text.strip() and not text_seen:
             what, capability = _TEXT_CAPABILITY[decision.kind]
             if getattr(s.declared, capability):

@@ -5,6 +5,7 @@ Frameworks are imported only when an adapter is about to run, so `--help` and `l
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from pathlib import Path
@@ -314,6 +315,16 @@ class _RunProgress:
         progress.stop()
 
 
+def _left_out(summary) -> int:
+    """Items the arena left out of the run for this adapter (meta.json `not_measured`): not measured, as errors are."""
+    if not summary.run_dir:
+        return 0
+    try:
+        return len(json.loads((Path(summary.run_dir) / "meta.json").read_text()).get("not_measured") or {})
+    except (OSError, ValueError):
+        return 0
+
+
 def _print_table(summaries) -> None:
     from arena.stats import interval, percent
 
@@ -334,7 +345,7 @@ def _print_table(summaries) -> None:
             (str(s.epochs), "-", "-", "-")
         table.add_row(
             escape(s.adapter), escape(s.framework_version or "-"), s.pause_kind,
-            f"[{style}]{s.passed}/{s.items}[/{style}]", *(stats if repeated else ()), str(s.errors),
+            f"[{style}]{s.passed}/{s.items}[/{style}]", *(stats if repeated else ()), str(s.errors + _left_out(s)),
             escape(", ".join(short)) or "[green]none[/green]",
         )
     out.print(table)

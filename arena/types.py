@@ -21,11 +21,17 @@ class DecisionKind(str, Enum):
     # a decision of the wrong type (resume_safety): the framework's approval value is null/None where it
     # expects its typed decision; it approves nothing
     null = "null"
+    # no decision at all: the human types a new message while the call waits (interruptions); the adapter
+    # delivers `text` the way its framework documents new input on a paused run (its `message` channel)
+    message = "message"
 
 
 class Decision(BaseModel):
     """What the human says about a pending call. `text` is the optional note (approve, edit), reason
     (deny) or answer; `args` the replacement arguments of an edit.
+
+    `always` (approve or deny): the decision also stands for every later call of the same tool in the run, where
+    the framework has such a decision (an "always approve"; the adapter's `always` channel).
 
     In an item, `match` says which pending call of a pause the decision is for (the tool's name and
     a subset of its arguments); the harness routes it and sets `call_id`, the id the model gave that
@@ -40,6 +46,9 @@ class Decision(BaseModel):
     args: dict[str, Any] | None = None
     match: dict[str, Any] | None = None
     call_id: str | None = None
+    # an approve or deny "always": it also decides every later call of the same tool in the run (the adapter's
+    # `always` channel); None, the decision is for its call alone
+    always: bool | None = None
 
     @property
     def approved(self) -> bool:
@@ -57,7 +66,7 @@ class Decision(BaseModel):
             return f"DENIED: {self.text}" if self.text else "DENIED"
         if self.kind is DecisionKind.null:
             return ""
-        return self.text
+        return self.text  # an answer, or a new message
 
     def matches(self, tool: str, args: dict[str, Any] | None) -> bool:
         """Whether this decision is for a call of `tool` with these arguments (see `match`)."""
@@ -182,7 +191,7 @@ class LegResult(BaseModel):
 
 
 EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed", "crashed",
-                    "streamed"]
+                    "streamed", "input"]
 
 
 class TraceEvent(BaseModel):
@@ -204,7 +213,9 @@ class TraceEvent(BaseModel):
     its framework's id for the call (the id a tool can de-duplicate by). `streamed`: in a streamed run, what
     the framework's stream told the application as the adapter consumed it (`text`: `tool_call`, the model
     called `tool`; `tool_result`, the tool ran and returned `result`; `pause`, the run is waiting for a human),
-    handed over by the adapter as it happened: a claim the checks hold against the tool log.
+    handed over by the adapter as it happened: a claim the checks hold against the tool log. `input`: an arena's
+    director added new input (`text`) to the paused run without a decision (the adapter's `add_input`); `result`
+    says how that went (`added`, or the error it raised).
     """
 
     seq: int
@@ -252,7 +263,7 @@ class Capabilities(BaseModel):
     notes: str = ""
 
 
-ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover", "stream"]
+ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover", "stream", "message", "always", "input"]
 RecoverWay = Literal["resume", "continue"]
 
 
@@ -272,6 +283,14 @@ class Channel(BaseModel):
       stream to its end as a UI would, handing what it tells over through `LegContext.told`. `unsupported`:
       the framework cannot stream a run that pauses (`mechanism` says why); such an adapter's streamed cells
       are not measured, never emulated.
+    - `message`: at a pause, the human sends a new message instead of a decision (`DecisionKind.message`), and
+      `resume` delivers it the way the framework documents new input on a paused run (`mechanism` says which
+      API); what becomes of the call that was pending is measured, not declared.
+    - `always`: a decision with `always` set (approve or deny) also decides the later calls of the same tool in
+      the run, the way the framework documents its "always approve" (`mechanism` says which API and scope).
+    - `input`: while the run is paused, new input (a note from another person, a reviewer's comment) is added to
+      it without deciding anything, the way the framework documents input to a paused run: the adapter's
+      `add_input(state, text, ctx)` returns the state to resume.
 
     `kind` says how (`native`, `emulated` by the adapter, `unsupported` by the framework: declared so,
     the items still run and show what happens without it); `mechanism` names the framework's API;

@@ -229,6 +229,7 @@ ELSEWHERE_ARENAS = {
     "flight_booking": "tests/arenas/test_flight_booking.py and the full matrix",
     "resume_safety": "tests/arenas/test_resume_safety.py and the full matrix",
     "crash_recovery": "tests/arenas/test_crash_recovery.py and the full matrix",
+    "interruptions": "tests/arenas/test_interruptions.py, each adapter's test of its message channel, and the full matrix",
 }
 ELSEWHERE = {
     ("langgraph_per_call", GATE): "the full matrix",

@@ -320,3 +320,51 @@ def test_a_streamed_run_tells_the_calls_the_wait_and_the_replayed_step(server):
         asked = [(e.leg, e.text, e.result) for e in r.trace if e.type == "streamed" and e.tool == "request_approval"]
         assert asked == [(0, "tool_call", None), (0, "pause", None), (1, "tool_call", None), (1, "tool_call", None),
                          (1, "tool_result", item.resume_with[0].as_text())]
+
+
+# --- interruptions: a new message at the gate is the waiting call's HumanResponseEvent -------------------------
+
+
+def test_a_message_at_the_gate_is_the_held_calls_result(server):
+    """int-01: R102 waits at the gate and the human types "Actually we are 10 people, not 4." instead of deciding.
+    The message is sent as the waiting call's HumanResponseEvent (llama-index's one input for a waiting run): the
+    gated body does not run and returns the text as book_room's result, which the model reads as the human's words:
+    it searches again and asks for R202, which is approved and booked."""
+    from arena.runner import run_items
+
+    spec = catalog.load_arena("interruptions")
+    item = spec.item("int-01")
+    [r] = run_items(catalog.adapters()[NAME].load(), spec, [item], server=server, model="careful", timeout_s=60)
+    checks = {c.name: c for c in r.checks}
+    assert checks["pending_call_not_run"].reason.startswith(
+        "cancelled: the model was sent a result for book_room{'room_id': 'R102'} without it running: "
+        "'Actually we are 10 people, not 4.'")
+    assert checks["decision_reached_model"].passed
+    assert [(e.leg, (e.args or {}).get("room_id")) for e in r.trace if e.type == "suspended"] == [(0, "R102"), (1, "R202")]
+    assert [(e.args or {}).get("room_id") for e in r.trace if e.type == "tool_call" and e.tool == "book_room"] == ["R202"]
+    assert r.status == "passed", [c for c in r.checks if not c.passed]
+
+
+# --- interruptions: no "always"; a note added while paused goes into the saved chat memory -----------------------
+
+
+def test_a_note_added_while_paused_reaches_the_model_from_the_chat_memory_and_always_is_unsupported(server):
+    """int-19: while R102 waits, "Note from Sam: the Tuesday meeting is now 12 people." is added (add_input, emulated:
+    a user ChatMessage appended to the snapshot's saved chat memory). The agent's next LLM call reads memory, then the
+    scratchpad, so the note reaches the model ahead of the held turn (first among the new messages, before the
+    assistant's book_room call and its result), and the Tuesday booking is R301 Oak, not R202. llama-index has no
+    approve/reject-always: the channel is declared unsupported (int-15..17 not measured)."""
+    from arena.runner import run_items
+
+    entry = catalog.adapters()[NAME]
+    channels = {c.name: c.kind for c in entry.load().info.channels}
+    assert channels["always"] == "unsupported" and channels["input"] == "emulated"
+    spec = catalog.load_arena("interruptions")
+    [r] = run_items(entry.load(), spec, [spec.item("int-19")], server=server, model="careful", timeout_s=60)
+    assert r.status == "passed", [c for c in r.checks if not c.passed]
+    note = next(e for e in r.trace if e.type == "input")
+    assert note.result == "added"
+    after = next(e for e in r.trace if e.type == "model_call" and e.seq > note.seq)
+    assert [m["role"] for m in after.request["new"]] == ["user", "assistant", "tool"]
+    assert after.request["new"][0]["text"] == note.text
+    assert sorted(e.args["room_id"] for e in r.trace if e.type == "tool_call" and e.tool == "book_room") == ["R102", "R301"]

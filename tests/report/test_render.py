@@ -49,12 +49,14 @@ def test_markdown_matrix_table():
                         "edited arguments executed | decision routed by call id | malformed decision fails closed | "
                         "double resume runs once | stale resume refused | re-asked after a bare denial | "
                         "paid once after a crash | recovered after a crash | call id stable across a crash | "
-                        "approved call run again after a crash | approval re-asked after a crash |")
-    flights = " | not run" * 17  # no flight_booking, doc_review, resume_safety or crash_recovery run among these
+                        "approved call run again after a crash | approval re-asked after a crash | "
+                        "new message while paused | late approval runs the old call | clarified before acting | "
+                        "always-approve scoped | input while paused seen | handoff: nothing committed |")
+    flights = " | not run" * 23  # no flight_booking, doc_review, resume_safety, crash_recovery or interruptions run here
     assert lines[2] == "| `vanilla` | emulated | enforced | 2/2 | 2/2 | 1/1 | 1/1 | not run | not run" + flights + " |"
     assert lines[3] == "| `langgraph` | native | enforced | 2/2 | 0/2 | 1/1 | 1/1 | not run | 1/1" + flights + " |"
     assert lines[4] == "| `evil\\|adapter` | native | none | 0/2 | not run | n/a | n/a | not run | not run" + flights + " |"
-    assert all(line.count(" | ") == 25 for line in lines)  # the escaped pipe does not add a column
+    assert all(line.count(" | ") == 31 for line in lines)  # the escaped pipe does not add a column
 
 
 def test_failing_items_are_listed_with_links_to_their_traces(tmp_path):

@@ -1,0 +1,86 @@
+"""interruptions' director: input added while the run is paused, and the late approval.
+
+Input (item metadata `inputs`: pause number -> text): once the human's dwell at that pause is over and before the
+decision is delivered, the adapter's `add_input(state, text, ctx)` adds the text to the paused run (its `input`
+channel) and returns the state the decision then resumes; recorded as an `input` event (`result`: `added`, or the
+error it raised).
+
+The late approval: the old prompt's approve button is clicked after the human already
+sent a new message instead (a UI that still shows it, a second tab): the harness resumes the state the run handed
+back at its first pause, with an approval routed to the call that pause held, and records what that does.
+
+`late` (item metadata) says when: `at_next_pause`, while the human decides at the run's second pause (on the
+call the message led to); `after_run`, once the run has ended. The state is resumed as the adapter handed it back
+(a UI holds what it was given); whatever the resume does is recorded, a framework raising is a measured refusal.
+"""
+
+from __future__ import annotations
+
+from arena.runner.director import BaseDirector, Pause, Stage
+from arena.runner.legs import describe, leg_pid, route
+from typing import Any
+
+from arena.types import Decision, DecisionKind, DecisionSet, LegResult
+
+BOOK = "book_room"
+
+
+class LateApprovalDirector(BaseDirector):
+    def __init__(self, stage: Stage) -> None:
+        super().__init__(stage)
+        self.late: str | None = stage.item.metadata.get("late")
+        self.first: Pause | None = None
+        self.states: dict[int, Any] = {}  # pause number -> the state add_input returned
+
+    async def paused(self, pause: Pause) -> None:
+        if pause.number == 1:
+            self.first = pause
+
+    async def decided(self, pause: Pause) -> None:
+        text = (self.stage.item.metadata.get("inputs") or {}).get(str(pause.number))
+        if text is None:
+            return
+        recorder = self.stage.recorder
+        try:
+            self.states[pause.number] = await self.stage.adapter.add_input(pause.state, text, self.stage.ctx)
+        except Exception as exc:
+            recorder.record("input", text=text, result=describe(exc), pid=leg_pid(self.stage.adapter))
+            return
+        recorder.record("input", text=text, result="added", pid=leg_pid(self.stage.adapter))
+
+    async def resume(self, pause: Pause, decision: Decision | DecisionSet) -> LegResult:
+        state = self.states.get(pause.number, pause.state)  # with the input added, where the adapter made a new one
+        return await self.stage.adapter.resume(state, decision, self.stage.ctx)
+
+    async def deciding(self, pause: Pause) -> None:
+        if self.late == "at_next_pause" and pause.number == 2:
+            await self._late_approval()
+
+    async def after_run(self) -> None:
+        if self.late == "after_run":
+            await self.stage.quiet()
+            await self._late_approval()
+
+    async def _late_approval(self) -> None:
+        first, stage = self.first, self.stage
+        if first is None or self.late is None:
+            return
+        recorder = stage.recorder
+        asked = Decision(kind=DecisionKind.approve, text="approved", match={"tool": BOOK})
+        decision = route([asked], recorder.events, first.event).decisions[0]
+        leg = stage.next_leg()
+        recorder.record("resumed", leg=leg, decision=decision, replay=self.late)
+        try:
+            result = await stage.adapter.resume(first.state, decision, stage.ctx)
+        except Exception as exc:
+            recorder.record("replayed", leg=leg, result="raised", text=describe(exc), replay=self.late,
+                            pid=leg_pid(stage.adapter))
+            return
+        if not isinstance(result, LegResult):
+            recorder.record("replayed", leg=leg, result="raised", replay=self.late,
+                            text=f"the adapter returned {type(result).__name__}, not a LegResult")
+            return
+        text = result.final_text if result.status == "finished" else result.error if result.status == "errored" else \
+            ", ".join(p.tool for p in result.all_pending)
+        recorder.record("replayed", leg=leg, result=result.status, text=text or "", replay=self.late,
+                        pid=leg_pid(stage.adapter), tool=result.pending.tool if result.pending else None)
