@@ -319,6 +319,16 @@ def _content(run_dir: Path) -> dict:
 ITEMS = ["hitl-01", "hitl-02", "hitl-03", "hitl-04", "hitl-05", "hitl-06"]
 
 
+def _wait_for_run_dir(out: Path, proc: subprocess.Popen, limit_s: float = 30.0) -> None:
+    """Until the run's directory exists (or the process ended): on a loaded machine start-up alone can outlast a
+    fixed delay, and a kill before the directory exists leaves nothing to resume."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and any(not p.name.startswith(".") for p in out.iterdir()):
+            return
+        time.sleep(0.01)
+
+
 def test_kill_9_at_random_points_then_resume_gives_the_uninterrupted_run(tmp_path):
     """20 trials: each run is killed with SIGKILL at a random moment, then resumed until complete; the run
     directory is that of an uninterrupted run apart from timings, and no item ran twice into it."""
@@ -338,7 +348,11 @@ def test_kill_9_at_random_points_then_resume_gives_the_uninterrupted_run(tmp_pat
         proc = subprocess.Popen([sys.executable, "-m", "arena", "run", "human_in_the_loop", "-a", "vanilla", *item_args,
                                  "--out", str(out), "--concurrency", "2"], cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.4, 2.5))
+        if trial % 2:  # at a random moment from the start, the process's start-up included
+            time.sleep(rng.uniform(0.4, 2.5))
+        else:  # at a random moment of the run itself: after its directory appeared, however slow the start-up
+            _wait_for_run_dir(out, proc)
+            time.sleep(rng.uniform(0.0, 0.8))
         proc.kill()
         proc.wait()
         # a hidden directory is one killed while it was being created (it is no run: readers skip it)
