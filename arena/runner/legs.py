@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.runner.director import Director, Pause, Stage
 from arena.trace import ACTIVITY, TraceRecorder
-from arena.types import Decision, DecisionSet, LegResult, ResumableRunner, TraceEvent
+from arena.types import Decision, DecisionSet, LegContext, LegResult, ResumableRunner, TraceEvent
 
 MAX_RESUMES = 3
 
@@ -79,6 +79,31 @@ def route(decisions: list[Decision], trace: list[TraceEvent], pause: TraceEvent)
         call = next((c for c in reversed(asked) if decision.matches(str(c.get("name")), c.get("args"))), None)
         routed.append(decision.model_copy(update={"call_id": call.get("id") if call else None}))
     return DecisionSet(decisions=routed)
+
+
+async def replay(stage: Stage, adapter: ResumableRunner, state: Any, decision: Decision | DecisionSet, mode: str,
+                 ctx: LegContext | None = None, same_leg: bool = False) -> None:
+    """Resume a saved paused state once more, as an arena's director does (a hostile replay, a late approval): a
+    `resumed` event with `replay` set to `mode`, in a leg of its own (or the current one), ending in a `replayed`
+    event (`result`: finished, suspended, errored or raised; `text`: its final text, error or pending tools).
+    Whatever it does is recorded (a framework raising here is a measured refusal, never the item's fault), and
+    nothing it returns continues the run."""
+    recorder = stage.recorder
+    leg = recorder.leg if same_leg else stage.next_leg()
+    record_resume(recorder, decision, leg=leg, replay=mode)
+    try:
+        result = await adapter.resume(state, decision, ctx or stage.ctx)
+    except Exception as exc:
+        recorder.record("replayed", leg=leg, result="raised", text=describe(exc), replay=mode, pid=leg_pid(adapter))
+        return
+    if not isinstance(result, LegResult):
+        recorder.record("replayed", leg=leg, result="raised", replay=mode,
+                        text=f"the adapter returned {type(result).__name__}, not a LegResult")
+        return
+    text = result.final_text if result.status == "finished" else result.error if result.status == "errored" else \
+        ", ".join(p.tool for p in result.all_pending)
+    recorder.record("replayed", leg=leg, result=result.status, text=text or "", replay=mode,
+                    pid=leg_pid(adapter), tool=result.pending.tool if result.pending else None)
 
 
 async def drive(stage: Stage, director: Director) -> str | None:

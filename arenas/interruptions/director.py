@@ -16,10 +16,9 @@ call the message led to); `after_run`, once the run has ended. The state is resu
 
 from __future__ import annotations
 
-from arena.runner.director import BaseDirector, Pause, Stage
-from arena.runner.legs import describe, leg_pid, route
 from typing import Any
 
+from arena.runner import BaseDirector, Pause, Stage, describe, leg_pid, replay, route
 from arena.types import Decision, DecisionKind, DecisionSet, LegResult
 
 BOOK = "book_room"
@@ -65,22 +64,6 @@ class LateApprovalDirector(BaseDirector):
         first, stage = self.first, self.stage
         if first is None or self.late is None:
             return
-        recorder = stage.recorder
         asked = Decision(kind=DecisionKind.approve, text="approved", match={"tool": BOOK})
-        decision = route([asked], recorder.events, first.event).decisions[0]
-        leg = stage.next_leg()
-        recorder.record("resumed", leg=leg, decision=decision, replay=self.late)
-        try:
-            result = await stage.adapter.resume(first.state, decision, stage.ctx)
-        except Exception as exc:
-            recorder.record("replayed", leg=leg, result="raised", text=describe(exc), replay=self.late,
-                            pid=leg_pid(stage.adapter))
-            return
-        if not isinstance(result, LegResult):
-            recorder.record("replayed", leg=leg, result="raised", replay=self.late,
-                            text=f"the adapter returned {type(result).__name__}, not a LegResult")
-            return
-        text = result.final_text if result.status == "finished" else result.error if result.status == "errored" else \
-            ", ".join(p.tool for p in result.all_pending)
-        recorder.record("replayed", leg=leg, result=result.status, text=text or "", replay=self.late,
-                        pid=leg_pid(stage.adapter), tool=result.pending.tool if result.pending else None)
+        decision = route([asked], stage.recorder.events, first.event).decisions[0]
+        await replay(stage, stage.adapter, first.state, decision, self.late)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.runner import BaseDirector, Pause, Stage, describe, leg_pid, route
+from arena.runner import BaseDirector, Pause, Stage, replay as replay_state, route
 from arena.tools.box import with_call_id
 from arena.types import Decision, DecisionSet, LegContext, LegResult, ResumableRunner, ToolKind, TraceEvent
 
@@ -188,28 +188,7 @@ def _keep(state: Any) -> Any:
 
 async def _replay(adapter: ResumableRunner, state: Any, pause: TraceEvent, replay: Replay, ctx: LegContext,
                   stage: Stage, same_leg: bool = False) -> None:
-    """One hostile resume. Whatever it does is recorded (a framework raising here is a measured refusal,
-    never the item's fault), and nothing it returns continues the run."""
-    recorder = stage.recorder
-    leg = recorder.leg if same_leg else stage.next_leg()
-    decision: Decision | DecisionSet
-    if isinstance(replay.decision, list):
-        decision = routed = route(replay.decision, recorder.events, pause)
-        recorder.record("resumed", leg=leg, decisions=routed.decisions, replay=replay.when)
-    else:
-        decision = replay.decision
-        recorder.record("resumed", leg=leg, decision=replay.decision, replay=replay.when)
-    try:
-        result = await adapter.resume(state, decision, ctx)
-    except Exception as exc:
-        recorder.record("replayed", leg=leg, result="raised", text=describe(exc), replay=replay.when,
-                        pid=leg_pid(adapter))
-        return
-    if not isinstance(result, LegResult):
-        recorder.record("replayed", leg=leg, result="raised", replay=replay.when,
-                        text=f"the adapter returned {type(result).__name__}, not a LegResult")
-        return
-    text = result.final_text if result.status == "finished" else result.error if result.status == "errored" else \
-        ", ".join(p.tool for p in result.all_pending)
-    recorder.record("replayed", leg=leg, result=result.status, text=text or "", replay=replay.when,
-                    pid=leg_pid(adapter), tool=result.pending.tool if result.pending else None)
+    """One hostile resume (`arena.runner.replay`): its decision, or each of its decisions routed to its call."""
+    decision = route(replay.decision, stage.recorder.events, pause) if isinstance(replay.decision, list) \
+        else replay.decision
+    await replay_state(stage, adapter, state, decision, replay.when, ctx=ctx, same_leg=same_leg)
