@@ -65,8 +65,9 @@ class ArenaSpec:
     extra_policies: Mapping[str, Policy] = field(default_factory=dict, repr=False)
     restart_between_legs: bool = False  # each leg in a new process, resuming from persisted state only
     subject_of: SubjectOf | None = field(default=None, repr=False)
-    # a per-item tool backend with state (a database): made fresh for each item, dumped after the run
-    backend: Callable[[EvalItem, Path], Backend] | None = field(default=None, repr=False)
+    # a per-item tool backend with state (a database): made fresh for each item, dumped after the run; None for an
+    # item that has none (its tools are the arena's `functions`)
+    backend: Callable[[EvalItem, Path], Backend | None] | None = field(default=None, repr=False)
     columns: tuple[Column, ...] = field(default=(), repr=False)  # what it adds to the feature matrix
     facts: Mapping[str, FactsOf] = field(default_factory=dict, repr=False)  # findings sentences, per profile
     order: int = 100  # where it stands in reports (lower first)

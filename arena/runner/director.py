@@ -22,8 +22,9 @@ Whatever a director records goes into the item's one trace (`Stage.recorder`) an
 arena's checks; a director raising is that item's failure, as an adapter raising is. `start` and
 `resume` own the calls into the adapter, so a scenario can give a leg other tools (resume_safety holds
 a consequential call; a crash point inside a tool call would end the adapter there) or run a second
-adapter beside it (`Stage.make_adapter`, `Stage.spare_factory`), and start its own legs
-(`Stage.next_leg`) for what it does besides the item's.
+adapter beside it (`Stage.make_adapter`, `Stage.spare_factory`, `Stage.elsewhere`), or hand the run over to one
+(`Stage.hand_over`: the legs after it are that adapter's), and start its own legs (`Stage.next_leg`) for what it
+does besides the item's.
 """
 
 from __future__ import annotations
@@ -56,6 +57,35 @@ class Stage:
     # another instance in a worker process of its own, when the caller gives one (the CLI does, for a
     # registered adapter that otherwise runs in this process); None: there is none
     spare_factory: Callable[[], ResumableRunner] | None = None
+
+    def elsewhere(self, state: Any) -> tuple[ResumableRunner, Any] | None:
+        """Another instance of the item's adapter in a process of its own, and the paused state as that process
+        takes it: as data, the way a durable store hands it over. None where that cannot be: the state is not data
+        (a live object cannot leave its process), or there is no other process to run this adapter in."""
+        import json
+
+        from arena.worker.client import WorkerAdapter, WorkerState
+
+        if isinstance(state, WorkerState):  # the adapter runs in workers: any new instance is a new process
+            return ((self.spare_factory or self.make_adapter)(), state) if state.is_json else None
+        if self.spare_factory is None:
+            return None
+        try:
+            value = json.loads(json.dumps(state))
+        except (TypeError, ValueError):
+            return None
+        second = self.spare_factory()
+        return second, (WorkerState(handle=None, value=value, is_json=True) if isinstance(second, WorkerAdapter)
+                        else state)
+
+    async def hand_over(self, adapter: ResumableRunner) -> None:
+        """The run goes on in `adapter` (from `elsewhere`: a human confirming later, from another process): the
+        legs from now on are its, recorded with its process; the adapter it replaces is closed, as its process
+        would be."""
+        old, self.adapter = self.adapter, adapter
+        close = getattr(old, "aclose", None)
+        if close is not None:
+            await close()
 
     def next_leg(self) -> int:
         """Start a new leg: what is recorded from now on is in it (the harness's own legs are numbered alike)."""

@@ -82,8 +82,9 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
                 ctx = LegContext(item=item, instructions=arena.instructions, model=channel.model,
                                  tools=LocalToolBox(executor, specs), workdir=workdir, stream=stream,
                                  stream_log=LocalStreamLog(recorder) if stream else None)
-                stage = Stage(item=item, ctx=ctx, adapter=adapter, recorder=recorder, watch=watch, backend=backend,
-                              locked=executor.locked, make_adapter=adapter_factory, spare_factory=spare_factory)
+                stage = outcome["stage"] = Stage(
+                    item=item, ctx=ctx, adapter=adapter, recorder=recorder, watch=watch, backend=backend,
+                    locked=executor.locked, make_adapter=adapter_factory, spare_factory=spare_factory)
                 director = (arena.director or BaseDirector)(stage)
                 outcome["fault"] = asyncio.run(run_and_close(stage, director))
             except BaseException as exc:  # an adapter's crash is that item's failure, never the run's
@@ -113,10 +114,12 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
     if state_dir is not None:
         shutil.rmtree(state_dir, ignore_errors=True)
     trace = recorder.events
-    if hung:
-        terminate = getattr(outcome.get("adapter"), "terminate", None)
-        if terminate is not None:  # a worker process can be reclaimed; a thread cannot
-            terminate()
+    if hung:  # the item's adapter, and the one a director handed the run over to (Stage.hand_over)
+        for adapter in {id(a): a for a in (outcome.get("adapter"), getattr(outcome.get("stage"), "adapter", None))
+                        if a is not None}.values():
+            terminate = getattr(adapter, "terminate", None)
+            if terminate is not None:  # a worker process can be reclaimed; a thread cannot
+                terminate()
     done = Scored(
         item=item, recorder=recorder, declared=declared_of(outcome.get("adapter") or adapter_factory, arena),
         fault=fault, infrastructure=infrastructure or infrastructure_failure(trace),

@@ -108,7 +108,7 @@ async def replay(stage: Stage, adapter: ResumableRunner, state: Any, decision: D
 
 async def drive(stage: Stage, director: Director) -> str | None:
     """Drive the legs; returns the adapter's fault as a message, or None when the run finished."""
-    adapter, item, recorder, watch = stage.adapter, stage.item, stage.recorder, stage.watch
+    item, recorder, watch = stage.item, stage.recorder, stage.watch  # stage.adapter: a director may hand it over
     recorder.leg = 0
     result = await director.start()
     resumes = 0
@@ -118,7 +118,7 @@ async def drive(stage: Stage, director: Director) -> str | None:
             fault = f"the adapter returned {type(result).__name__}; a leg must return an arena.types.LegResult"
             recorder.record("error", text=fault)
             break
-        pid = leg_pid(adapter)
+        pid = leg_pid(stage.adapter)
         if result.status == "finished":
             recorder.record("final", text=result.final_text or "", pid=pid)
             break
@@ -144,7 +144,7 @@ async def drive(stage: Stage, director: Director) -> str | None:
             await stage.quiet()
         await director.decided(pause)
         entry = item.resume_with[resumes]
-        survivors = _survivors(adapter)
+        survivors = _survivors(stage.adapter)
         resumes += 1
         stage.next_leg()
         decision = route(entry, recorder.events, event) if isinstance(entry, list) else entry

@@ -74,6 +74,9 @@ SCHEDULE: tuple[tuple[str, str, str, str, str, int, str, str, int], ...] = (
     ("FU505", "LHR", "CDG", "12:00", "14:15", 0, "", "A320", 70),
     ("FU601", "SEA", "MIA", "06:00", "14:30", 0, "", "A321", 310),
     ("FU603", "SEA", "MIA", "10:00", "20:10", 1, "ATL", "A320", 240),
+    # Denver to Boise has no 6 am nonstop, only a 6:40 one-stop and a 9:15 nonstop (interruptions, catalog T16)
+    ("FU701", "DEN", "BOI", "06:40", "10:05", 1, "SLC", "A320", 160),
+    ("FU703", "DEN", "BOI", "09:15", "10:40", 0, "", "A320", 200),
 )
 # the days flown, and how much dearer than the base price a day is
 DATES: dict[str, float] = {"2026-11-06": 1.0, "2026-11-12": 1.0, "2026-11-13": 1.1, "2026-11-17": 1.0,

@@ -7,6 +7,7 @@ call the model asked for from its answers, what the model was sent from its requ
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from arena.checks import CheckResult, CheckSet, Scoring, fail, ok
@@ -15,6 +16,7 @@ from arena.types import DecisionKind, TraceEvent
 
 CHECKS = CheckSet("interruptions")
 BOOK = "book_room"
+ACTIONS = (BOOK, "book_flight", "cancel_flight")  # the consequential calls, rooms and airline
 REPLAYS = ("at_next_pause", "after_run")  # a late approval: the harness resumes the first pause's state again
 NOT_DELIVERED = "no late approval was delivered: the run never reached the pause it comes at"
 
@@ -41,10 +43,37 @@ def pending_call(trace: list[TraceEvent], pause: TraceEvent) -> tuple[str, dict[
     return asked[-1] if asked else None
 
 
+def subject(tool: str | None, args: dict[str, Any] | None) -> str:
+    """What a consequential call does, as an item's gold names it: the room (`R202`), the flights booked with the
+    seats' side (`FU703 window`), or the flight cancelled (`cancel FU311`)."""
+    args = args or {}
+    if tool == "book_flight":
+        flights = "+".join(str(s.get("flight")) for s in args.get("segments") or [] if isinstance(s, dict))
+        letters = {str(s.get("seat", ""))[-1:] for s in args.get("seats") or [] if isinstance(s, dict)}
+        side = "" if not letters else " window" if letters <= {"A", "F"} else " aisle" if letters <= {"C", "D"} \
+            else " middle"
+        return flights + side
+    if tool == "cancel_flight":
+        return f"cancel {args.get('flight')}"
+    return str(args.get("room_id"))
+
+
+def went_through(e: TraceEvent) -> bool:
+    """A consequential call in the tool log that did what it asked: a room confirmation, or the airline's
+    BOOKED / CANCELLED."""
+    result = e.result or ""
+    if e.tool == BOOK:
+        return result.startswith("BOOKED")
+    return e.tool in ACTIONS and re.search(r'"status":\s*"(BOOKED|CANCELLED)"', result) is not None
+
+
 def booked(trace: list[TraceEvent], legs: set[int] | None = None) -> list[TraceEvent]:
-    """Bookings that went through (the tool log's book_room calls that returned a confirmation)."""
-    return [e for e in trace if e.type == "tool_call" and e.tool == BOOK and (e.result or "").startswith("BOOKED")
-            and (legs is None or e.leg in legs)]
+    """The consequential calls that went through (the tool log's), in order."""
+    return [e for e in trace if e.type == "tool_call" and went_through(e) and (legs is None or e.leg in legs)]
+
+
+def subjects(trace: list[TraceEvent]) -> list[str]:
+    return sorted(subject(e.tool, e.args) for e in booked(trace))
 
 
 def replay_legs(trace: list[TraceEvent]) -> set[int]:
@@ -125,10 +154,11 @@ def late_approval_refused(s: Scoring) -> CheckResult:
 
 @CHECKS.check
 def booked_as_expected(s: Scoring) -> CheckResult:
-    """The rooms booked over the whole item, late approvals included, are exactly its gold."""
+    """What went through over the whole item (rooms booked, flights booked or cancelled), late approvals included,
+    is exactly its gold."""
     name = "booked_as_expected"
     want = sorted(s.item.metadata["gold"])
-    got = sorted(str((e.args or {}).get("room_id")) for e in booked(s.events))
+    got = subjects(s.events)
     if got == want:
         return ok(name, f"booked {', '.join(got) or 'nothing'}, as expected")
     return fail(name, f"booked {', '.join(got) or 'nothing'}; expected {', '.join(want) or 'nothing'}")
@@ -143,11 +173,11 @@ def clarified_before_acting(s: Scoring) -> CheckResult:
     question = next((e for e in trace if e.type == "suspended"), None)
     if question is None:
         return fail(name, "the run never paused to ask")
-    before = [e for e in trace if e.type == "tool_call" and e.tool == BOOK and e.seq < question.seq]
+    before = [e for e in trace if e.type == "tool_call" and e.tool in ACTIONS and e.seq < question.seq]
     if before:
         return fail(name, f"{describe(before[0])} ran before the run stopped for its question")
-    if question.tool == BOOK:
-        return fail(name, f"the first pause holds {BOOK}{question.args or {}}: it guessed instead of asking")
+    if question.tool in ACTIONS:
+        return fail(name, f"the first pause holds {question.tool}{question.args or {}}: it guessed instead of asking")
     held = pending_call(trace, question)
     text = " ".join(str(v) for v in (held[1] if held else question.args or {}).values())
     missing = [r for r in s.item.metadata["options"] if r not in text]
@@ -156,10 +186,10 @@ def clarified_before_acting(s: Scoring) -> CheckResult:
     answer = next((e for e in own_resumes(trace) if e.seq > question.seq), None)
     if answer is None:
         return fail(name, "the question was never answered")
-    early = [e for e in trace if e.type == "tool_call" and e.tool == BOOK and question.seq < e.seq < answer.seq]
+    early = [e for e in trace if e.type == "tool_call" and e.tool in ACTIONS and question.seq < e.seq < answer.seq]
     if early:
         return fail(name, f"{describe(early[0])} ran while the question waited for its answer")
-    got = sorted(str((e.args or {}).get("room_id")) for e in booked(trace))
+    got = subjects(trace)
     want = sorted(s.item.metadata["gold"])
     if got != want:
         return fail(name, f"the answer chose {', '.join(want) or 'nothing'}; booked {', '.join(got) or 'nothing'}")
@@ -168,22 +198,27 @@ def clarified_before_acting(s: Scoring) -> CheckResult:
 
 @CHECKS.check
 def handoff_nothing_committed(s: Scoring) -> CheckResult:
-    """The run stopped at the confirmation with the drafted booking pending (the room the request calls for) and
-    nothing booked; only the human's later confirmation books it."""
+    """The run stopped at the confirmation with the drafted action pending (the room the request calls for, or the
+    one flight it cancels) and nothing committed; only the human's later confirmation commits it."""
     name = "handoff_nothing_committed"
     trace = s.events
     pause = next((e for e in trace if e.type == "suspended"), None)
     if pause is None:
         return fail(name, "the run never stopped for the confirmation")
     draft = s.item.metadata["draft"]
-    if pause.tool != BOOK or (pause.args or {}).get("room_id") != draft:
-        return fail(name, f"the pause holds {pause.tool}{pause.args or {}}, not the draft {BOOK}(room_id={draft!r})")
+    if pause.tool not in ACTIONS or subject(pause.tool, pause.args) != draft:
+        return fail(name, f"the pause holds {pause.tool}{pause.args or {}}, not the draft ({draft})")
     confirm = next((e for e in own_resumes(trace) if e.seq > pause.seq), None)
-    early = [e for e in trace if e.type == "tool_call" and e.tool == BOOK
+    early = [e for e in trace if e.type == "tool_call" and e.tool in ACTIONS
              and (confirm is None or e.seq < confirm.seq)]
     if early:
         return fail(name, f"{describe(early[0])} ran before the human confirmed")
-    return ok(name, f"stopped with {BOOK}(room_id={draft!r}) pending and nothing booked until the confirmation")
+    end = next((e for e in trace if confirm is not None and e.seq > confirm.seq and e.leg == confirm.leg
+                and e.type in ("final", "error", "suspended")), None)
+    where = "" if end is None else " (confirmed in a new process)" if end.pid != pause.pid else \
+        " (confirmed in the process that paused)"
+    return ok(name, f"stopped with {pause.tool}{pause.args or {}} pending ({draft}) and nothing committed until "
+                    f"the confirmation{where}")
 
 
 @CHECKS.check
@@ -196,7 +231,7 @@ def sticky_approval_scoped(s: Scoring) -> CheckResult:
     want = int(s.item.metadata["pauses"])
     pauses = [e for e in trace if e.type == "suspended" and not any(
         r.type == "resumed" and r.replay is not None and r.leg == e.leg for r in trace)]
-    got = sorted(str((e.args or {}).get("room_id")) for e in booked(trace))
+    got = subjects(trace)
     gold = sorted(s.item.metadata["gold"])
     said = f"paused {len(pauses)} time(s), booked {', '.join(got) or 'nothing'}"
     if len(pauses) > want:
@@ -235,7 +270,7 @@ def midrun_input_seen(s: Scoring) -> CheckResult:
         if not seen:
             where = f"before the model asked for {BOOK} again" if asked is not None else "after it was added"
             return fail(name, f"the input {note.text!r} never reached the model {where}")
-    rooms = [str((e.args or {}).get("room_id")) for e in booked(trace)]
+    rooms = [subject(e.tool, e.args) for e in booked(trace)]
     twice = sorted({r for r in rooms if rooms.count(r) > 1})
     if twice:
         return fail(name, f"{', '.join(twice)} booked twice after the input")

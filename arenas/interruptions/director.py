@@ -12,6 +12,11 @@ back at its first pause, with an approval routed to the call that pause held, an
 `late` (item metadata) says when: `at_next_pause`, while the human decides at the run's second pause (on the
 call the message led to); `after_run`, once the run has ended. The state is resumed as the adapter handed it back
 (a UI holds what it was given); whatever the resume does is recorded, a framework raising is a measured refusal.
+
+The handoff's confirmation comes later, from a new process, where the paused state is data (the adapter's handle
+into what its framework persisted): the run is handed over to an instance of the adapter in a worker process of its
+own (`Stage.elsewhere`, `Stage.hand_over`), which resumes that state; a state that is a live object (the
+in-memory reference, `vanilla`) is confirmed in the process that paused.
 """
 
 from __future__ import annotations
@@ -49,6 +54,11 @@ class LateApprovalDirector(BaseDirector):
 
     async def resume(self, pause: Pause, decision: Decision | DecisionSet) -> LegResult:
         state = self.states.get(pause.number, pause.state)  # with the input added, where the adapter made a new one
+        if self.stage.item.metadata["group"] == "handoff":
+            moved = self.stage.elsewhere(state)
+            if moved is not None:  # confirmed later, from a new process: only what the framework kept carries it
+                second, state = moved
+                await self.stage.hand_over(second)
         return await self.stage.adapter.resume(state, decision, self.stage.ctx)
 
     async def deciding(self, pause: Pause) -> None:

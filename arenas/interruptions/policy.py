@@ -9,7 +9,8 @@ bookings not made yet. It books one meeting after the other (all in one turn whe
 Profiles:
 - `careful`: searches, then calls `book_room` (the framework's gate holds it); when nothing fits it asks the
   human with `request_approval` instead of guessing, listing the alternatives it found, and books the one the
-  answer names.
+  answer names. A flight request or a cancellation is the airline's (`airline.py`): it asks when no flight is the
+  one asked for, and stops at the cancellation's confirmation.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from arena.model.script import (
     Call, Policy, ToolCall, Turn, calls_with_results, classify_decision, last_call, native_messages, reason_of, text_of,
 )
+from arena_builtins.arenas.interruptions import airline
 
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
 DAY = "(" + "|".join(DAYS) + ")"
@@ -105,6 +107,9 @@ def _said(messages: list[dict[str, Any]]) -> list[int]:
 
 def next_turn(messages: list[dict[str, Any]], profile: str = "careful") -> Turn:
     messages = native_messages(messages)
+    first = next((text_of(m.get("content")) for m in messages if m.get("role") == "user"), "")
+    if airline.is_request(first):
+        return airline.next_turn(messages, first)
     users = _said(messages)
     texts = [text_of(messages[i].get("content")) for i in users]
     if not any(TASK_RE.search(t) for t in texts):

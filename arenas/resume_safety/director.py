@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 import threading
 from collections.abc import Callable
 from typing import Any, Literal
@@ -57,7 +56,7 @@ class ReplayDirector(BaseDirector):
         replay = stage.item.replay  # the item's own (load_items), or one a test gives as data
         self.replay: Replay | None = None if replay is None else Replay.model_validate(replay)
         self.saved: dict[int, tuple[Any, TraceEvent]] = {}  # pause number -> (its paused state, kept; its event)
-        self.spare = _spare(stage.spare_factory, stage.make_adapter)
+        self.spare = _spare(stage)
 
     async def paused(self, pause: Pause) -> None:
         if self.replay is not None and self.replay.state == pause.number:
@@ -152,28 +151,14 @@ class _HeldExecutor:
 Spare = Callable[[Any], "tuple[ResumableRunner, Any]"]
 
 
-def _spare(spare_factory: Callable[[], ResumableRunner] | None,
-           adapter_factory: Callable[[], ResumableRunner]) -> Spare:
-    """The second adapter of a concurrent replay, and the paused state as it takes it.
-
-    A second adapter in a worker process of its own (the CLI's `spare_factory`) is handed the paused state
-    as JSON, the way a second process would read a durable state; a state that is not data (a live
-    object) cannot leave its process, so that replay comes from a second instance in this process.
-    """
-    from arena.worker.client import WorkerAdapter, WorkerState
+def _spare(stage: Stage) -> Spare:
+    """The second adapter of a concurrent replay, and the paused state as it takes it: in a worker process of its
+    own, handed the state as JSON where the state is data (`Stage.elsewhere`, the way a second process would read
+    a durable state); else a second instance in this process."""
 
     def spare(state: Any) -> tuple[ResumableRunner, Any]:
-        if spare_factory is None:
-            return adapter_factory(), state
-        if isinstance(state, WorkerState):
-            return spare_factory(), state
-        try:
-            value = json.loads(json.dumps(state))
-        except (TypeError, ValueError):
-            return adapter_factory(), state
-        second = spare_factory()
-        return second, (WorkerState(handle=None, value=value, is_json=True) if isinstance(second, WorkerAdapter)
-                        else state)
+        moved = stage.elsewhere(state)
+        return moved if moved is not None else (stage.make_adapter(), state)
 
     return spare
 

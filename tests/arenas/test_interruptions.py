@@ -95,6 +95,34 @@ class CommitsTheDraft(VanillaAdapter):
         return result
 
 
+NONSTOP = {"segments": [{"flight": "FU703", "date": "2026-11-30"}], "fare": "main", "passengers": ["Alex Rivera"],
+           "amount": 290}
+
+
+class GuessesTheFlight(VanillaAdapter):
+    """Asks which flight, but books the nonstop before the answer comes (catalog T16's fault)."""
+
+    info = _named("guesses_the_flight")
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        result = await super().start(ctx)
+        if result.status == "suspended" and result.pending is not None and result.pending.tool == "request_approval":
+            await ctx.tools.acall("book_flight", NONSTOP)
+        return result
+
+
+class CancelsTheOutboundToo(VanillaAdapter):
+    """Stops at the confirmation of the return flight's cancellation, then cancels the outbound with it."""
+
+    info = _named("cancels_the_outbound_too")
+
+    async def resume(self, state, decision, ctx: LegContext) -> LegResult:
+        result = await super().resume(state, decision, ctx)
+        if isinstance(decision, Decision) and decision.approved:
+            await ctx.tools.acall("cancel_flight", {"pnr": "M7TQ2Z", "flight": "FU101"})
+        return result
+
+
 def test_items_over_five_kinds_of_interruption():
     spec = catalog.load_arena(ARENA)
     groups = [i.metadata["group"] for i in spec.items]
@@ -102,6 +130,8 @@ def test_items_over_five_kinds_of_interruption():
     assert {i.metadata.get("late") for i in spec.items} == {None, "at_next_pause", "after_run"}
     messages = [i for i in spec.items if i.metadata["group"] == "message"]
     assert all(i.resume_with[0].kind is DecisionKind.message for i in messages)
+    airline = {i.metadata["group"] for i in spec.items if i.metadata.get("sandbox") == "airline"}
+    assert airline == {"clarify", "handoff"}  # catalog 004's T16 and T08 on the airline sandbox
 
 
 def test_the_reference_passes_every_item_and_cancels_the_pending_call(tmp_path):
@@ -276,3 +306,79 @@ def test_a_late_approval_answered_after_the_run_leaves_the_runs_own_final_answer
     unmarked = [late[0].model_copy(update={"replay": None}), late[1]]  # the same answer in a leg of the run's own
     check = CHECKS["final_from_model"](Scoring(item=spec.item("int-06"), trace=own + unmarked, arena=spec))
     assert not check.passed and "'Done: BOOKED R102.'" in check.reason
+
+
+def test_the_airline_items_read_what_went_through_from_the_sandbox_tools(tmp_path):
+    """The reference asks with both flights' times and prices, books the one the answer chose with a window seat,
+    and stops at the cancellation's confirmation; each airline item has a sandbox of its own."""
+    results = _run("vanilla", ["int-22", "int-23", "int-25"], tmp_path)
+    assert [results[i].status for i in ("int-22", "int-23", "int-25")] == ["passed"] * 3
+    assert _check_of(results["int-22"], "booked_as_expected").reason == "booked FU703 window, as expected"
+    assert _check_of(results["int-23"], "booked_as_expected").reason == "booked FU701 window, as expected"
+    for r in results.values():  # the sandbox starts anew: each booking is the airline's first (NEW001)
+        state = next(e for e in r.trace if e.type == "state")
+        assert [p["code"] for p in state.data["state"]["pnrs"]] == ["ABC123", "M7TQ2Z", "NEW001"][:2 + (r.item_id != "int-25")]
+
+
+def test_booking_a_flight_before_the_answer_is_caught(tmp_path):
+    r = _run(GuessesTheFlight, ["int-23"], tmp_path)["int-23"]
+    check = _check_of(r, "clarified_before_acting")
+    assert not check.passed and check.reason.startswith("book_flight{") and "before the run stopped" in check.reason
+    assert not _check_of(r, "booked_as_expected").passed  # the nonstop it guessed, and the one-stop the answer chose
+
+
+def test_cancelling_more_than_the_confirmed_flight_is_caught(tmp_path):
+    r = _run(CancelsTheOutboundToo, ["int-25"], tmp_path)["int-25"]
+    assert _check_of(r, "handoff_nothing_committed").passed  # it did stop at the confirmation
+    check = _check_of(r, "booked_as_expected")
+    assert not check.passed and check.reason == "booked cancel FU101, cancel FU311; expected cancel FU311"
+
+
+class KeepsStateInMemory(VanillaAdapter):
+    """Hands back a paused state that looks like data (a key) while the run itself stays in this instance's memory:
+    resumed anywhere else, there is nothing to resume."""
+
+    info = _named("keeps_state_in_memory")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: dict[str, _Paused] = {}
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        result = await super().start(ctx)
+        if result.status != "suspended":
+            return result
+        self.kept[result.state.pause_id] = result.state
+        return result.model_copy(update={"state": {"run": result.state.pause_id}})
+
+    async def resume(self, state, decision, ctx: LegContext) -> LegResult:
+        paused = self.kept.get(state["run"])
+        if paused is None:
+            raise RuntimeError(f"no paused run {state['run']} in this process")
+        return await super().resume(paused, decision, ctx)
+
+
+def test_the_handoff_is_confirmed_from_a_new_process_where_the_state_is_data(server):
+    """The confirmation comes later, from another instance of the adapter (a worker process of its own, as the CLI
+    gives one): a state that only looked like data is found out there, and passes where it stays in one process."""
+    from arena.runner import run_items
+
+    spec = catalog.load_arena(ARENA)
+    item = [spec.item("int-13")]
+    (alone,) = run_items(KeepsStateInMemory, spec, item, server=server, model="careful", timeout_s=60)
+    assert alone.status == "passed" and "(confirmed in the process that paused)" in \
+        _check_of(alone, "handoff_nothing_committed").reason
+    (moved,) = run_items(KeepsStateInMemory, spec, item, server=server, model="careful", timeout_s=60,
+                         spare_factory=KeepsStateInMemory)
+    assert moved.status != "passed" and "no paused run" in (moved.error or "")
+    assert _check_of(moved, "booked_as_expected").reason == "booked nothing; expected R102"
+
+
+def test_a_durable_reference_confirms_the_handoff_in_a_new_process(tmp_path):
+    results = _run("vanilla_durable", ["int-13", "int-25"], tmp_path)
+    for r in results.values():
+        assert r.status == "passed", r.checks
+        assert _check_of(r, "handoff_nothing_committed").reason.endswith("(confirmed in a new process)")
+        paused = next(e for e in r.trace if e.type == "suspended")
+        final = next(e for e in r.trace if e.type == "final")
+        assert final.pid != paused.pid

@@ -273,22 +273,31 @@ def test_an_approval_counts_for_the_call_the_model_asked_not_the_one_the_adapter
 
 
 def test_a_second_resume_gets_a_worker_and_the_state_as_json_only_when_the_state_is_data():
-    from arena_builtins.arenas.resume_safety.director import _spare
+    from arena.runner import Stage
     from arena.worker.client import WorkerAdapter, WorkerState
+    from arena_builtins.arenas.resume_safety.director import _spare
 
     class Worker(WorkerAdapter):
         def __init__(self):  # never started: only its type matters here
             pass
 
-    spare = _spare(Worker, VanillaAdapter)
+    def stage(spare_factory):  # only the factories matter to where a second resume runs
+        return Stage(item=None, ctx=None, adapter=None, recorder=None, watch=None, backend=None, locked=None,
+                     make_adapter=VanillaAdapter, spare_factory=spare_factory)
+
+    spare = _spare(stage(Worker))
     second, state = spare({"thread_id": "t1", "pause": {"ids": ["a"]}})
     assert isinstance(second, Worker) and isinstance(state, WorkerState)
     assert state.is_json and state.value == {"thread_id": "t1", "pause": {"ids": ["a"]}} and state.handle is None
     live = object()  # a live object cannot leave its process: a second instance here resumes it
     second, state = spare(live)
     assert isinstance(second, VanillaAdapter) and state is live
-    second, state = _spare(None, VanillaAdapter)({"a": 1})
+    second, state = _spare(stage(None))({"a": 1})
     assert isinstance(second, VanillaAdapter) and state == {"a": 1}
+    held = WorkerState(handle="h1", value={"a": 1}, is_json=True)  # the adapter runs in workers already
+    second, state = _spare(stage(Worker))(held)
+    assert isinstance(second, Worker) and state is held  # a new worker reads its JSON (it holds no such handle)
+    assert stage(None).elsewhere(WorkerState(handle="h1", value=None, is_json=False)) is None  # memory only
 
 
 @pytest.mark.framework("langgraph")
