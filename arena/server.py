@@ -45,6 +45,13 @@ def _quiet_killed_client_writes() -> None:
         logger.addFilter(_KilledClientWrites())
 
 
+# How long the server keeps an idle connection open: longer than any client keeps one to reuse (httpx, and so the
+# openai SDK, 5 s; aiohttp 15 s). At uvicorn's default, the server's 5 s equalled httpx's, and a request sent on a
+# connection idle for just under 5 s could meet the server closing it: "Server disconnected without sending a
+# response", an APIConnectionError that no adapter's client retries (seen once in CI, after a journal's fsync).
+KEEP_ALIVE_S = 20.0
+
+
 class HarnessServer:
     def __init__(self) -> None:
         _quiet_killed_client_writes()
@@ -61,7 +68,8 @@ class HarnessServer:
             ],
             lifespan=self._lifespan,
         )
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
+                                timeout_keep_alive=KEEP_ALIVE_S)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="arena-server", daemon=True)
         self.port: int | None = None

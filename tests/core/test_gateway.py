@@ -242,3 +242,35 @@ def test_retry_waits_honour_retry_after_and_back_off():
     assert retry_wait(1, "2") == 2.0 and retry_wait(1, "9999") == RETRY_MAX_WAIT_S
     assert retry_wait(1, None) == 0.25 and retry_wait(3, None) == 1.0
     assert retry_wait(1, "Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date in the past: at once
+
+
+def test_the_server_keeps_an_idle_connection_open_longer_than_a_client_would_reuse_it(server):
+    """A connection idle for longer than httpx's keep-alive expiry (the openai SDK's pool; aiohttp keeps one 15 s)
+    is still open: a client never sends on a connection the server is closing (uvicorn's default 5 s equalled
+    httpx's, and a request at the edge met "Server disconnected without sending a response")."""
+    import socket
+
+    from arena.server import KEEP_ALIVE_S
+
+    expiry = httpx.Limits().keepalive_expiry
+    assert expiry is not None and KEEP_ALIVE_S > max(expiry, 15.0)
+    request = f"GET /not-an-item HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
+
+    def answer(conn: socket.socket) -> bytes:
+        """One whole response: its head, then as many body bytes as its Content-Length says ("" once closed)."""
+        data = b""
+        while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                       if line.lower().startswith(b"content-length:")), 0)
+        while len(body) < length and (chunk := conn.recv(65536)):
+            body += chunk
+        return head
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
+        for _ in range(2):
+            conn.sendall(request)
+            head = answer(conn)
+            assert head.startswith(b"HTTP/1.1 400"), head[:80]  # unattributed, answered on the same connection
+            time.sleep(expiry + 1.0)
