@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from arena.observed import (
     Shown,
     answer_text, asked_calls, calls_after_resume, decision_in, describe, last_answer, model_calls, new_input,
-    read_pauses, requesting_call, shown_requests, squash, window,
+    read_pauses, replay_legs, requesting_call, shown_requests, squash, window,
 )
 from arena.spec import ArenaSpec
 from arena.trace import ACTIVITY
@@ -132,12 +132,6 @@ def _first_suspension(trace: list[TraceEvent]) -> TraceEvent | None:
 
 def _calls(trace: list[TraceEvent], names: list[str]) -> list[TraceEvent]:
     return [e for e in trace if e.type == "tool_call" and e.tool in names]
-
-
-def _replay_legs(trace: list[TraceEvent]) -> set[int]:
-    """Legs the harness started itself to resume a saved state again (a hostile replay in a leg of its own):
-    what runs there answers the replay, and is judged by the arena's checks for it."""
-    return {e.leg for e in trace if e.type == "resumed" and e.replay in ("after_run", "at_next_pause")}
 
 
 def _own_resumes(trace: list[TraceEvent]) -> list[TraceEvent]:
@@ -316,7 +310,7 @@ def final_from_model(s: Scoring) -> CheckResult:
     said = answer_text(last, s.arena_tools)
     if said is not None and squash(claim) == squash(said):
         return ok(name, "the final answer is the model's last answer")
-    replays = _replay_legs(s.events)  # a replay the harness started after the run may answer last: not the run's
+    replays = replay_legs(s.events)  # a replay the harness started after the run may answer last: not the run's
     own = last_answer([e for e in s.events if e.leg not in replays]) if replays else None
     own_said = answer_text(own, s.arena_tools) if own is not None else None
     if own_said is not None and squash(claim) == squash(own_said):
@@ -393,7 +387,7 @@ def denied_not_executed(s: Scoring) -> CheckResult:
     """
     name = "denied_not_executed"
     trace = s.events
-    replays = _replay_legs(trace)
+    replays = replay_legs(trace)
     ran = [e for e in trace if e.type == "tool_call" and e.leg not in replays]
     shown = _shown(s).calls
     denials = 0
@@ -463,7 +457,7 @@ def nothing_after_final(s: Scoring) -> CheckResult:
     end = next((e for e in s.events if e.type in ("final", "error")), None)
     if end is None:
         return ok(name, "the run never ended, so nothing ran after its end")
-    replays = _replay_legs(s.events)  # a hostile replay the harness started after the run: the arena judges it
+    replays = replay_legs(s.events)  # a hostile replay the harness started after the run: the arena judges it
     after = [e for e in s.events if e.seq > end.seq and e.type in ACTIVITY and e.leg not in replays]
     if after:
         return fail(name, f"ran on after the final answer: {describe(after[0])}"

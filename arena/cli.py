@@ -5,7 +5,6 @@ Frameworks are imported only when an adapter is about to run, so `--help` and `l
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -251,7 +250,7 @@ def run_cmd(
         for run in runs:
             print(run_summary_json(run), flush=True)
     else:
-        _print_table(runs.summaries)
+        _print_table(runs)
     _print_errors(reporter.kept, verbose, err if json_out else _stdout_console())  # stdout stays JSON with --json
     regressed = False
     done = sorted(runs, key=lambda r: r.key)  # in report order, as a reader of the run directories lists them
@@ -315,19 +314,13 @@ class _RunProgress:
         progress.stop()
 
 
-def _left_out(summary) -> int:
-    """Items the arena left out of the run for this adapter (meta.json `not_measured`): not measured, as errors are."""
-    if not summary.run_dir:
-        return 0
-    try:
-        return len(json.loads((Path(summary.run_dir) / "meta.json").read_text()).get("not_measured") or {})
-    except (OSError, ValueError):
-        return 0
-
-
-def _print_table(summaries) -> None:
+def _print_table(runs) -> None:
+    """One row per run made: its summary, and as "not measured" its errors and the items the arena left out for
+    its adapter (meta `not_measured`)."""
     from arena.stats import interval, percent
 
+    summaries = [r.summary for r in runs if r.summary is not None]
+    left_out = {id(r.summary): len(r.meta.get("not_measured") or {}) for r in runs}
     out = _stdout_console()
     table = Table(title="Results")
     widest = max((len(s.adapter) for s in summaries), default=0)  # an adapter's name is never cut, even on a terminal
@@ -345,7 +338,7 @@ def _print_table(summaries) -> None:
             (str(s.epochs), "-", "-", "-")
         table.add_row(
             escape(s.adapter), escape(s.framework_version or "-"), s.pause_kind,
-            f"[{style}]{s.passed}/{s.items}[/{style}]", *(stats if repeated else ()), str(s.errors + _left_out(s)),
+            f"[{style}]{s.passed}/{s.items}[/{style}]", *(stats if repeated else ()), str(s.errors + left_out.get(id(s), 0)),
             escape(", ".join(short)) or "[green]none[/green]",
         )
     out.print(table)

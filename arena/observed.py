@@ -69,6 +69,12 @@ def window(trace: list[TraceEvent], start: TraceEvent, stop_types: tuple[str, ..
     return out
 
 
+def replay_legs(trace: list[TraceEvent]) -> set[int]:
+    """Legs the harness started itself to resume a saved state again (`arena.runner.replay` in a leg of its own,
+    after the run or at its next pause): what runs there answers the replay, not the run."""
+    return {e.leg for e in trace if e.type == "resumed" and e.replay in ("after_run", "at_next_pause")}
+
+
 def calls_after_resume(trace: list[TraceEvent], resumed: TraceEvent) -> list[TraceEvent]:
     """Model requests of the leg a resume started, up to the next resume of the same kind (a hostile replay
     of a saved state, recorded as a resume of its own, does not end the leg it interrupts)."""

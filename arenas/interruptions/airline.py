@@ -29,7 +29,6 @@ SEGMENT_RE = re.compile(r"\bcancel\s+only\s+the\s+\w+\s+flight\s+([A-Z]{3})-([A-
                         re.IGNORECASE)
 NONE_RE = re.compile(r"\b(neither|none|cancel|never\s*mind|do\s+not\s+book|don't\s+book)\b", re.IGNORECASE)
 TIME_RE = re.compile(r"\b(\d{1,2}):(\d{2})\b")
-WINDOW = ("A", "F")
 
 
 def is_request(text: str) -> bool:
@@ -116,8 +115,9 @@ def _book(calls: list[Call], request: str) -> Turn:
         seat_map = next((c for c in reversed(calls) if c.name == "seat_map" and c.args.get("flight") == flight), None)
         if seat_map is None:
             return Turn(tool_calls=[ToolCall("seat_map", {"flight": flight, "date": date})])
-        free = (_json(seat_map) or {}).get("free") or []
-        seat = next((s for s in free if s[-1] in WINDOW), None)
+        seats_of = _json(seat_map) or {}
+        window = seats_of.get("window") or []  # the letters the airline's seat map calls window seats
+        seat = next((s for s in seats_of.get("free") or [] if s[-1:] in window), None)
         if seat is None:
             return Turn(content=f"No window seat is free on {flight}; I have not booked it.")
         seats = [{"flight": flight, "date": date, "passenger": passenger, "seat": seat}]
