@@ -105,6 +105,36 @@ answered. The agent is the same as in a plain run (the checkpoint is what `recov
 No body pause: agno's pauses are flags checked before a tool runs (no primitive pauses inside a body), so
 `body_pause` is not listed and flight_booking's purchase_hold arrives as an ordinary gated tool.
 
+Delegation (`nested`, `handoff`; only when `ctx.agents` is non-empty). agno's way for an agent to delegate is a
+`Team` (`Agent(tools=[...])` refuses an agent's `as_tool()` marker: "To let this agent delegate to another agent,
+use a Team"; `as_tool()` only publishes a component on AgentOS's MCP server). The desk is `agno.team.Team(members=[...],
+instructions=<desk's>, db=SqliteDb)`, each delegate a member `Agent(id=name, name=name, role=description,
+instructions, tools=<its own, gated ones requires_confirmation>, db=<the same SqliteDb>)`, as agno's team HITL
+cookbook builds them (cookbook/03_teams/20_human_in_the_loop/confirmation_required.py). The leader holds no harness
+tool and reaches a member only through agno's own `delegate_task_to_member(member_id, task)` (agno/team/
+_default_tools.py; `member_id` is the member's id, shown in the leader's <team_members>): there is no tool per member
+and no tool named after an agent. `via: tool` is `TeamMode.coordinate` (agno's default: the tool runs the member on
+the leader's task and returns its answer as the tool result, the leader goes on: an agent called as a tool);
+`via: handoff` is `TeamMode.route` with `determine_input_for_members=False`, agno's documented router (the member gets
+the user's message verbatim and its reply ends the run; `delegate_task_to_member` with `stop_after_tool_call`).
+agno has no transfer of the conversation itself: a routed member sees the user's message, not the leader's turns.
+One Team has one mode, so delegates reached both ways at once are refused. No `checkpoint` (agno's team cookbook
+sets none, and delegation has no crash to recover from).
+A member's gated call pauses the member's run; agno's `delegate_task_to_member` copies its requirements onto the
+team run (`_propagate_member_pause`, each stamped `member_agent_id`, `member_agent_name`, `member_run_id`), answers
+the leader's tool call "Member '<name>' requires human input before continuing." and the team run ends PAUSED with
+every member's requirement in `active_requirements` (two members delegated in one turn run concurrently, each to its
+own gate, and pause together). `PendingRequest.agent` is agno's `member_agent_name`. The state is the same JSON as an
+agent's (the team run's requirements, `RunRequirement.to_dict()`, with their member stamps); the resume is
+`team.acontinue_run(run_id=..., session_id=..., requirements=[...])`, in any process: agno reads the team run and
+the members' paused runs back from the team session in SqliteDb, routes each requirement to its member's
+`continue_run`, then sends the leader's model the members' results ("Member results after human-in-the-loop
+resolution: [<member>]: <answer> ...") as the content of every `delegate_task_to_member` result that had said
+"requires human input". Observed on agno 3.1.10: in route mode too the leader's model is asked again after the
+resume (agno's member-HITL continuation ignores `respond_directly`), and its answer, not the member's, ends the run.
+A streamed team run (`Team.arun(..., stream=True, stream_events=True, yield_run_output=True)`) carries the members'
+events too (`stream_member_events`); its pause is the team's `agno.run.team.RunPausedEvent`.
+
 Offline. agno's telemetry is on by default (every run queues a post to agno's API host): `AGNO_TELEMETRY`
 is set to "false" before agno is imported, and forced rather than defaulted, because agno re-reads it at
 every run and it overrides the agent's own switch (`agent._init.set_telemetry`); the agent is also built
@@ -292,6 +322,31 @@ class AgnoAdapter:
                 ),
             ),
             Channel(
+                name="nested",
+                kind="native",
+                mechanism=(
+                    "agno.team.Team(mode=TeamMode.coordinate, members=[Agent(id=<name>, tools=[...]), ...], db=SqliteDb): "
+                    "the leader calls agno's delegate_task_to_member(member_id, task) tool, which runs the member and "
+                    "returns its answer as the tool result; a member's requires_confirmation call pauses the team run "
+                    "(TeamRunOutput.is_paused, RunRequirement.member_agent_name in active_requirements); "
+                    "team.acontinue_run(run_id=..., session_id=..., requirements=[...]) routes each requirement to its "
+                    "member's continue_run and hands the leader the members' results"
+                ),
+            ),
+            Channel(
+                name="handoff",
+                kind="native",
+                mechanism=(
+                    "agno.team.Team(mode=TeamMode.route, determine_input_for_members=False, members=[...]): agno's "
+                    "router pattern; the leader hands the request to one member with delegate_task_to_member, the member "
+                    "gets the user's message verbatim and its reply ends the run (delegate_task_to_member with "
+                    "stop_after_tool_call); a member's requires_confirmation call pauses the team run, resumed with "
+                    "team.acontinue_run(run_id=..., session_id=..., requirements=[...]). Not a transfer of the "
+                    "conversation: agno has no handoff primitive, the member sees the user's message, not the leader's "
+                    "turns"
+                ),
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism=(
@@ -326,18 +381,12 @@ class AgnoAdapter:
         if self._agent is not None:
             return self._agent
         _import()
+        if ctx.agents:  # delegation: agno's multi-agent construct, a Team of member agents
+            return self._build_team(ctx)
         from agno.agent import Agent
         from agno.db.sqlite import SqliteDb
-        from agno.models.openai import OpenAILike
-        from openai import AsyncOpenAI
 
-        # One attempt per request: no openai-client retries, no agno model retries or guidance retries. The
-        # client is handed to the model ready-made (agno uses a cached `async_client` as it is): agno's own
-        # `http_client=` takes only an `httpx.AsyncClient`, which the openai SDK's transport here is not.
-        client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
-                             http_client=async_client())
-        self._model = OpenAILike(id=ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key,
-                                 max_retries=0, async_client=client, retries=0, retry_with_guidance=False)
+        self._model = self._model_for(ctx)
         self._db = SqliteDb(db_file=os.path.join(ctx.workdir, DB_FILE))
         self._agent = Agent(
             model=self._model,
@@ -349,6 +398,73 @@ class AgnoAdapter:
             # agno's mid-run durability: the run is written to the db after every tool batch (status RUNNING),
             # not only when it pauses or ends, so a crashed run can be continued from there (`continue_run`).
             checkpoint="tool-batch",
+            tool_call_limit=MAX_TOOL_CALLS,
+        )
+        return self._agent
+
+    def _model_for(self, ctx: LegContext) -> Any:
+        from agno.models.openai import OpenAILike
+        from openai import AsyncOpenAI
+
+        # One attempt per request: no openai-client retries, no agno model retries or guidance retries. The
+        # client is handed to the model ready-made (agno uses a cached `async_client` as it is): agno's own
+        # `http_client=` takes only an `httpx.AsyncClient`, which the openai SDK's transport here is not.
+        client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
+                             http_client=async_client())
+        return OpenAILike(id=ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key,
+                          max_retries=0, async_client=client, retries=0, retry_with_guidance=False)
+
+    def _build_team(self, ctx: LegContext) -> Any:
+        """The desk as an agno `Team` whose members are the delegates, each an `Agent` holding its own tools (its
+        gated ones `requires_confirmation`), all on the one SqliteDb, as agno's team HITL cookbook builds it
+        (cookbook/03_teams/20_human_in_the_loop/confirmation_required.py). The leader holds no harness tool: it
+        reaches a member only through agno's own `delegate_task_to_member(member_id, task)`. Every member's id is its
+        AgentSpec name (agno's member id, what the leader passes as `member_id`). Mode: `TeamMode.coordinate` (the
+        leader's tool call runs the member and reads its answer as the tool's result: the agent called as a tool)
+        when the delegates are reached as tools, `TeamMode.route` with `determine_input_for_members=False` (agno's
+        documented router: the member gets the user's message verbatim and its reply ends the run) when they are
+        handed the conversation; agno's Team has one mode, so delegates reached both ways are refused."""
+        from agno.agent import Agent
+        from agno.db.sqlite import SqliteDb
+        from agno.team import Team, TeamMode
+
+        vias = {a.via for a in ctx.agents}
+        if len(vias) > 1:
+            raise ValueError("an agno Team has one mode: its members are all delegated to (coordinate) or all routed "
+                             "to (route), not both")
+        self._model = self._model_for(ctx)
+        self._db = SqliteDb(db_file=os.path.join(ctx.workdir, DB_FILE))
+        members = [
+            Agent(
+                id=a.name,
+                name=a.name,
+                role=a.description,
+                model=self._model,
+                instructions=a.instructions,
+                tools=[_function(spec, ctx) for spec in ctx.own_tools(a.name)],
+                db=self._db,
+                telemetry=False,
+                retries=0,
+                tool_call_limit=MAX_TOOL_CALLS,
+            )
+            for a in ctx.agents
+        ]
+        routed = vias == {"handoff"}
+        self._agent = Team(
+            # a fixed id (agno derives none from a missing name but a random one): the Team a new process builds
+            # is the team whose session and runs the db holds
+            id="desk",
+            name="desk",
+            model=self._model,
+            members=members,
+            mode=TeamMode.route if routed else TeamMode.coordinate,
+            # route: the user's message goes to the member verbatim (agno's "Router" pattern)
+            determine_input_for_members=not routed,
+            instructions=ctx.instructions,
+            tools=[_function(spec, ctx) for spec in ctx.own_tools(None)],
+            db=self._db,
+            telemetry=False,
+            retries=0,
             tool_call_limit=MAX_TOOL_CALLS,
         )
         return self._agent
@@ -446,8 +562,10 @@ class AgnoAdapter:
         active = [r for r in result.active_requirements if r.tool_execution is not None]
         if not active:
             return LegResult.errored("agno paused the run with no active requirement")
+        # a Team's pause on a member's call names the member (agno's `RunRequirement.member_agent_name`, set where
+        # the member's pause is propagated to the team run); an Agent's own requirements have none
         pending = [PendingRequest(tool=r.tool_execution.tool_name, args=dict(r.tool_execution.tool_args or {}),
-                                  call_id=r.tool_execution.tool_call_id) for r in active]
+                                  call_id=r.tool_execution.tool_call_id, agent=r.member_agent_name) for r in active]
         state = {
             "db_file": os.path.join(ctx.workdir, DB_FILE),
             "session_id": result.session_id,
@@ -468,19 +586,30 @@ async def _streamed(agent: Any, events: Any, ctx: LegContext) -> Any:
     call) and each that completes (its result), each active requirement of a RunPausedEvent (the pause). The
     run's RunOutput is the stream's last item; a run that failed ends on a RunErrorEvent instead, and is read
     back from the session as agno stored it."""
-    from agno.run.agent import RunOutput, RunPausedEvent, ToolCallCompletedEvent, ToolCallStartedEvent
+    from agno.run import agent as agent_events
+    from agno.run import team as team_events
+    from agno.team import Team
+
+    # A Team's stream carries its own events and, from inside `delegate_task_to_member`, its members' (agno's
+    # `stream_member_events`, on by default): tool calls and results of both; the run's pause is the team's
+    # RunPausedEvent (a member's own pause event precedes it, and is the same held call).
+    final = (team_events.TeamRunOutput,) if isinstance(agent, Team) else (agent_events.RunOutput,)
+    started = (agent_events.ToolCallStartedEvent, team_events.ToolCallStartedEvent)
+    completed = (agent_events.ToolCallCompletedEvent, team_events.ToolCallCompletedEvent)
+    paused = team_events.RunPausedEvent if isinstance(agent, Team) else agent_events.RunPausedEvent
 
     output, last = None, None
     async for event in events:
-        if isinstance(event, RunOutput):
+        if isinstance(event, final):
             output = event
             continue
-        last = event
-        if isinstance(event, ToolCallStartedEvent) and event.tool is not None:
+        if not isinstance(agent, Team) or isinstance(event, team_events.BaseTeamRunEvent):
+            last = event  # the run's own event (a member's names the member's run)
+        if isinstance(event, started) and event.tool is not None:
             ctx.told("tool_call", str(event.tool.tool_name), event.tool.tool_call_id)
-        elif isinstance(event, ToolCallCompletedEvent) and event.tool is not None:
+        elif isinstance(event, completed) and event.tool is not None:
             ctx.told("tool_result", str(event.tool.tool_name), event.tool.tool_call_id, str(event.tool.result))
-        elif isinstance(event, RunPausedEvent):
+        elif isinstance(event, paused):
             for held in (r.tool_execution for r in event.active_requirements if r.tool_execution is not None):
                 ctx.told("pause", str(held.tool_name), held.tool_call_id)
     if output is None and last is not None and last.run_id is not None:

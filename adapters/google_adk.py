@@ -67,6 +67,32 @@ note out of the first model request after the resume (`rearrange_events_for_late
 event between the paused call and its result) and shows it from the next request on, after that call's result; by
 then the model has already searched for the next meeting as first asked.
 
+Delegation (the `nested` and `handoff` channels; only when `LegContext.agents` is non-empty): the run's agent (the
+desk) is an `LlmAgent` holding only its own tools, with one `LlmAgent` per delegate in its `sub_agents`, each holding
+that delegate's tools (its gated ones are the same `FunctionTool(require_confirmation=True)`). A delegate called as
+a tool is a `mode="single_turn"` sub-agent: ADK offers it to the desk as a tool of its name with one `request`
+argument (`_SingleTurnAgentTool`) and runs it inline in the desk's session and invocation (`tool_context.run_node`,
+branch `<delegate>@<call id>`). That is ADK's recommended form: `AgentTool(agent=...)` runs the agent in a nested
+Runner over a throwaway InMemorySessionService, and a paused delegate comes back as the tool result "Error: agent ...
+stopped waiting on unresolved long-running tool call(s) ..., which AgentTool cannot resume" (tools/agent_tool.py,
+whose docstring and warning point to single_turn sub_agents; measured in tests/adapters/test_google_adk.py). A
+delegate handed the conversation is a `mode="chat"` sub-agent, reached by ADK's automatic
+`transfer_to_agent(agent_name=...)` tool. The delegate's gated call emits `adk_request_confirmation` on an event
+authored by the delegate: that author is `PendingRequest.agent`. With two delegates in one turn each asks on its own
+event, so the pause collects every unanswered confirmation of the leg. The state is the same JSON as ever (sqlite
+path, session, invocation, the confirmation ids), so a new process resumes it from the session store; the
+confirmations go back in one message via `Runner.run_async(invocation_id=...)`. What ADK 2.13 does (measured on
+delegation): one delegate's pause resumes, book_flight / cancel_flight run once when confirmed and the desk reads the
+delegate's answer; a rejection is ADK's fixed text, so the reason never reaches the delegate. Two delegates in one
+turn run at once; the first to ask (the changes agent) ends the desk's step and ADK cancels the other, before or after
+its own ask (a race, plain or streamed). If both asked, both confirmations are held, but on resume only the cancelled
+one's branch goes on: the delegate that asked first ends at once without running its confirmed call, and the desk
+reads `null` as its answer. If the other had not asked, the pause holds the first delegate's call alone (a decision
+for the other's call is then sent under its id, as for any call not held: ADK re-runs that delegate to a second pause
+if its call was already recorded, else refuses the message, "Function call not found"). Which of these happens
+varies from run to run, so the adapter declares its `multi_nested` channel `unsupported` with that said: the
+two-delegate items are not measured on it (their outcome would be a race, not a measurement).
+
 LiteLLM is told to stay offline before it is first imported (local model-cost map, offline mode, no
 callbacks); OpenTelemetry's SDK is disabled unless the environment already decided.
 
@@ -95,6 +121,7 @@ from typing import Any
 from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
+    AgentSpec,
     Capabilities,
     Channel,
     Decision,
@@ -152,6 +179,7 @@ def _import_adk() -> dict[str, Any]:
     from google.adk.models.lite_llm import LiteLlm
     from google.adk.runners import Runner
     from google.adk.sessions.sqlite_session_service import SqliteSessionService
+    from google.adk.tools.agent_tool import AgentTool
     from google.adk.tools.base_tool import BaseTool
     from google.adk.tools.function_tool import FunctionTool
     from google.adk.tools.long_running_tool import LongRunningFunctionTool
@@ -193,6 +221,7 @@ def _import_adk() -> dict[str, Any]:
         "Runner": Runner,
         "SqliteSessionService": SqliteSessionService,
         "HarnessTool": HarnessTool,
+        "AgentTool": AgentTool,
         "SpecFunctionTool": SpecFunctionTool,
         "SpecLongRunningTool": SpecLongRunningTool,
         "ToolContext": ToolContext,
@@ -306,6 +335,9 @@ class _ADKBase(ABC):
     # Resumable App: the configuration in which ADK itself stops at a long-running call even when a
     # sibling call answered in the same step. Off only in tests that show what happens without it.
     resumable: bool = True
+    # Delegates called as tools (delegation, `via="tool"`) as single_turn sub_agents, ADK's recommended way. True
+    # only in the test that shows what `AgentTool(agent=...)` does instead (it cannot resume a paused delegate).
+    agent_tool: bool = False
 
     async def start(self, ctx: LegContext) -> LegResult:
         adk = _adk()
@@ -401,10 +433,10 @@ class _ADKBase(ABC):
 
     # -- shared ------------------------------------------------------------------------------------
 
-    def _app(self, ctx: LegContext) -> Any:
+    def _tools(self, ctx: LegContext, specs: list[ToolSpec]) -> list[Any]:
         adk = _adk()
         tools = []
-        for spec in ctx.tools.specs:
+        for spec in specs:
             if spec.kind is ToolKind.approval:
                 tools.append(self._approval_tool(spec))
             elif spec.requires_approval:
@@ -413,16 +445,25 @@ class _ADKBase(ABC):
                 tools.append(_body_tool(spec, ctx))
             else:
                 tools.append(adk["HarnessTool"](spec, ctx))
+        return tools
+
+    def _app(self, ctx: LegContext) -> Any:
+        adk = _adk()
         # max_retries=0: LiteLLM's openai client retries twice by default; no adapter's client retries
         model = adk["LiteLlm"](model="openai/" + ctx.model.name, api_base=ctx.model.base_url, api_key=ctx.model.api_key,
                                max_retries=0)
         instructions = ctx.instructions
+        delegates = [_delegate_agent(spec, model, self._tools(ctx, ctx.own_tools(spec.name)), self.agent_tool)
+                     for spec in ctx.agents]
+        wrapped = [d for d, spec in zip(delegates, ctx.agents) if self.agent_tool and spec.via == "tool"]
         agent = adk["LlmAgent"](
             name=AGENT_NAME,
             model=model,
             # A provider, so ADK inserts the text verbatim (no {placeholder} state templating).
             instruction=lambda _readonly_ctx: instructions,
-            tools=tools,
+            tools=self._tools(ctx, ctx.own_tools(None) if ctx.agents else ctx.tools.specs) + [
+                adk["AgentTool"](agent=d) for d in wrapped],
+            **({"sub_agents": [d for d in delegates if all(d is not w for w in wrapped)]} if delegates else {}),
         )
         resumability = adk["ResumabilityConfig"](is_resumable=True) if self.resumable else None
         return adk["App"](name=APP_NAME, root_agent=agent, resumability_config=resumability)
@@ -472,18 +513,37 @@ class _ADKBase(ABC):
                     out.append((fc, PendingRequest(tool=original["name"], args=args, call_id=original.get("id"))))
         return out
 
+    @staticmethod
+    def _went_on(ctx: LegContext, events: list[Any], index: int) -> bool:
+        """Whether the run went on after the pause call on `events[index]`: any later model output (text or calls),
+        whatever the event flags say. With delegates, only the asking delegate's own and the desk's output count: a
+        sibling delegate of the same desk turn still runs its own branch to its own gate (ADK runs them at once)."""
+        asking = events[index].author
+        own = {AGENT_NAME, asking} if ctx.agents else {AGENT_NAME}
+        return any(e.author in own and (_text(e) or e.get_function_calls()) for e in events[index + 1 :])
+
     def _outcome(self, ctx: LegContext, state: dict[str, Any], events: list[Any]) -> LegResult:
+        authors = {AGENT_NAME, *(a.name for a in ctx.agents)}  # the run's agents (the desk and its delegates)
         answered = {fr.id for e in events for fr in e.get_function_responses() if fr.id}
         pause: tuple[int, Any, Any, PendingRequest] | None = None
         for index, event in enumerate(events):
             for call, pending in self._pause_calls(ctx, event):
                 if call.id not in answered:
                     pause = (index, event, call, pending)
-        held = [(call, pending) for call, pending in (self._pause_calls(ctx, pause[1]) if pause else [])
+        # the events that hold the pause: the pause call's own; with delegates, every event of the leg (each
+        # delegate of the desk's turn asks on an event of its own, authored by it)
+        holding = ([e for e in events] if ctx.agents else [pause[1]]) if pause else []
+        held = [(call, pending) for e in holding for call, pending in self._pause_calls(ctx, e)
                 if call.id not in answered and call.name == CONFIRMATION_CALL and pending.tool in ctx.gated_tools]
+        if ctx.agents:  # whose call it is: the author of the event that asks (ADK names the agent that ran the tool)
+            asking = {call.id: e.author for e in holding for call, _ in self._pause_calls(ctx, e)}
+            held = [(call, pending.model_copy(update={"agent": asking[call.id]})) for call, pending in held]
+            if pause is not None:
+                pause = (*pause[:3], pause[3].model_copy(update={"agent": pause[1].author}))
         if pause is not None and len(held) > 1:  # several gated calls of one turn, each with its confirmation
             index, event = pause[0], pause[1]
-            went_on = any(e.author == AGENT_NAME and (_text(e) or e.get_function_calls()) for e in events[index + 1 :])
+            went_on = any(self._went_on(ctx, events, i) for i, e in enumerate(events)
+                          if any(c.id in {h.id for h, _ in held} for c in e.get_function_calls()))
             if not went_on:
                 paused = {**{k: state[k] for k in ("db", "app", "user", "session")}, "invocation": event.invocation_id,
                           "call_id": held[0][0].id, "call_name": CONFIRMATION_CALL,
@@ -493,7 +553,7 @@ class _ADKBase(ABC):
             index, event, call, pending = pause
             # Did the framework go on after the pause call? Any later model output (text or calls)
             # means it did not stop there, whatever the event flags say.
-            went_on = any(e.author == AGENT_NAME and (_text(e) or e.get_function_calls()) for e in events[index + 1 :])
+            went_on = self._went_on(ctx, events, index)
             if not went_on:
                 paused = {
                     **{k: state[k] for k in ("db", "app", "user", "session")},
@@ -503,12 +563,33 @@ class _ADKBase(ABC):
                     "model_call_id": pending.call_id,  # the id the model gave the paused call
                 }
                 return LegResult.suspended(pending, paused)
-        finals = [e for e in events if e.author == AGENT_NAME and _text(e) and not e.partial]
+        finals = [e for e in events if e.author in authors and _text(e) and not e.partial]
         if finals:
             return LegResult.finished(_text(finals[-1]))
         if pause is not None:
             return LegResult.errored("the run went on after the pause call but gave no final answer")
         return LegResult.errored("the run ended with neither a final answer nor a pending approval")
+
+
+def _delegate_agent(spec: AgentSpec, model: Any, tools: list[Any], agent_tool: bool = False) -> Any:
+    """A delegate as ADK builds one: an `LlmAgent` in the desk's `sub_agents`, holding its own tools.
+
+    `via="tool"`: `mode="single_turn"`, which ADK exposes to the parent as a tool named after the agent (one
+    `request` argument; `_SingleTurnAgentTool`) and runs inline in the parent's session (`tool_context.run_node`):
+    ADK's recommended replacement for `AgentTool`, whose nested session is discarded so it "cannot resume" a paused
+    sub-agent (tools/agent_tool.py). `via="handoff"`: `mode="chat"` (a sub-agent's default), reached by ADK's
+    automatic `transfer_to_agent(agent_name=...)` tool. (`agent_tool`, tests only: a plain LlmAgent for the desk to
+    wrap in `AgentTool(agent=...)`.)"""
+    adk = _adk()
+    instructions = spec.instructions
+    return adk["LlmAgent"](
+        name=spec.name,
+        description=spec.description,
+        model=model,
+        instruction=lambda _readonly_ctx: instructions,
+        tools=tools,
+        mode=("single_turn" if not agent_tool else None) if spec.via == "tool" else "chat",
+    )
 
 
 def _tell(ctx: LegContext, event: Any, told_calls: set[str]) -> None:
@@ -625,6 +706,22 @@ INPUT_MECHANISM = (
     "input-to-a-paused-invocation API; Runner refuses text beside the resuming FunctionResponse); ADK's contents "
     "builder drops it from the first request after the resume and shows it from the next, after the resumed call"
 )
+NESTED_MECHANISM = (
+    "LlmAgent(sub_agents=[LlmAgent(name=<delegate>, mode='single_turn', tools=[...])]): ADK exposes each single_turn "
+    "sub-agent to the desk as a tool named after it (one 'request' argument, _SingleTurnAgentTool) and runs it inline "
+    "in the desk's session (tool_context.run_node, branch '<delegate>@<call id>'); the delegate's "
+    "FunctionTool(require_confirmation=True) call emits adk_request_confirmation authored by the delegate and the "
+    "resumable App stops; answered with a ToolConfirmation FunctionResponse via Runner.run_async(invocation_id=...). "
+    "Not AgentTool(agent=...): its nested InMemorySessionService session is discarded, so a paused sub-agent returns "
+    "'Error: ... which AgentTool cannot resume' (tools/agent_tool.py, which recommends single_turn sub_agents)"
+)
+HANDOFF_MECHANISM = (
+    "LlmAgent(sub_agents=[LlmAgent(name=<delegate>, mode='chat', tools=[...])]): ADK's automatic "
+    "transfer_to_agent(agent_name=...) tool hands the invocation to the delegate; its "
+    "FunctionTool(require_confirmation=True) call emits adk_request_confirmation authored by the delegate and the "
+    "resumable App stops; answered with a ToolConfirmation FunctionResponse via Runner.run_async(invocation_id=...), "
+    "which resumes in the delegate"
+)
 # the channels both ADK adapters have besides their approval tool's pause
 GATE_CHANNELS = (
     Channel(name="tool_gate", kind="native", mechanism=TOOL_GATE_MECHANISM, carries=GATE_CAPABILITIES),
@@ -636,6 +733,13 @@ GATE_CHANNELS = (
     Channel(name="message", kind="native", mechanism=MESSAGE_MECHANISM),
     Channel(name="always", kind="unsupported", mechanism=ALWAYS_MECHANISM),
     Channel(name="input", kind="emulated", mechanism=INPUT_MECHANISM),
+    Channel(name="nested", kind="native", mechanism=NESTED_MECHANISM),
+    Channel(name="handoff", kind="native", mechanism=HANDOFF_MECHANISM),
+    Channel(name="multi_nested", kind="unsupported", mechanism=(
+        "ADK runs the delegates of one turn at once; the first to ask for a confirmation ends the desk's step and "
+        "ADK cancels the others, before or after their own ask (a race): if both asked, only one branch goes on at "
+        "the resume and the other's confirmed call never runs; if not, the pause holds one delegate's call and ADK "
+        "re-runs the other or refuses the resume ('Function call not found'), varying from run to run")),
     Channel(name="stream", kind="native", mechanism=(
         "Runner.run_async(..., run_config=RunConfig(streaming_mode=StreamingMode.SSE)) read to its end: the "
         "aggregated (non-partial) events' function calls (once per call id) and function responses, and their "

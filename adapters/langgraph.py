@@ -40,6 +40,26 @@ in with the decision as the resume Command's `update` (`Command(resume=..., upda
 LangGraph appends to the thread's messages as it resumes: after the held AIMessage, before the held call's result.
 There is no "approve always": the middleware's decisions are each for one call, so the `always` channel is
 declared unsupported.
+
+Delegation (`ctx.agents`; the delegation arena only): every agent is a `create_agent` graph named after it
+(create_agent puts that `name` on the AIMessages it makes), holding its own tools, its gated tools behind its own
+HumanInTheLoopMiddleware (the adapter's mode), and no checkpointer of its own. A delegate `via: tool` (`nested`) is
+langchain's "subagents" pattern: a tool of the desk named after the agent whose body runs
+`await delegate.ainvoke({"messages": [task]})` and returns its last message; the desk's graph is the top graph and
+holds the AsyncSqliteSaver, and the delegate runs as a subgraph of the desk's `tools` task. A delegate `via: handoff`
+is a node of a parent `StateGraph(MessagesState)` beside the desk's graph, reached by the desk's
+`transfer_to_<agent>` tool returning `Command(goto=<agent>, graph=Command.PARENT, update={"messages": [...]})`
+(LangGraph's documented handoff tool); the parent holds the saver. A delegate's interrupt stops the whole top graph.
+The paused state is still only the database path and thread id, plus what each interrupt of the pause holds: its
+id, its checkpoint namespace and the held call ids (the resume answers each by id: `Command(resume={interrupt id:
+answer, ...})`, the middleware's `{"decisions": [...]}` in batched mode, one decision in per_call mode). The
+namespace and the delegate's messages are read from the checkpointer (`alist` over the thread: the checkpoint whose
+pending writes hold that `__interrupt__`); `Interrupt` itself carries no namespace in langgraph >= 0.6. The agent of a
+held call (`PendingRequest.agent`): the node of that namespace when it is a delegate's (handoff:
+`booking_agent:<task>`), else (nested: `tools:<task>`, the desk's tool node, which names no agent) the `name` on the
+delegate's AIMessage that made the call. On resume LangGraph re-runs the desk's tool (nested) or re-enters the
+delegate's node (handoff) from its start, and the delegate's graph goes on from its own checkpoint: whatever that
+re-run repeats shows in the trace (inner_rerun_on_resume).
 """
 
 from __future__ import annotations
@@ -52,6 +72,7 @@ from arena.http import async_client
 from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
+    AgentSpec,
     Capabilities,
     Channel,
     Decision,
@@ -191,6 +212,31 @@ class LangGraphAdapter:
                     "the paused state read back with graph.aget_state(config)"
                 ),
             ),
+            Channel(
+                name="nested",
+                kind="native",
+                mechanism=(
+                    "each delegate a langchain.agents.create_agent graph (name=<agent>, its own tools, its gated tools "
+                    "behind its own HumanInTheLoopMiddleware, no checkpointer of its own) invoked inside a tool of "
+                    "the desk's create_agent (`await delegate.ainvoke({'messages': [task]})`, the langchain "
+                    "'subagents' pattern): its interrupt stops the whole graph as a subgraph interrupt; the top "
+                    "graph's AsyncSqliteSaver keeps the delegate's checkpoint under the calling task's namespace; "
+                    "resumed with Command(resume={interrupt id: the middleware's answer, ...}), which re-runs the "
+                    "desk's tool from its start and the delegate's graph from its checkpoint"
+                ),
+            ),
+            Channel(
+                name="handoff",
+                kind="native",
+                mechanism=(
+                    "StateGraph(MessagesState) with the desk's create_agent graph and each delegate's as nodes; the "
+                    "desk's transfer_to_<agent> tool returns Command(goto=<agent>, graph=Command.PARENT, "
+                    "update={'messages': [...desk's messages, its ToolMessage]}) (LangGraph's handoff pattern); the "
+                    "delegate's HumanInTheLoopMiddleware interrupt stops the parent graph; AsyncSqliteSaver on the "
+                    "parent; resumed with Command(resume={interrupt id: answer}), which re-enters the delegate's "
+                    "node and resumes its subgraph from its checkpoint"
+                ),
+            ),
         ),
     )
 
@@ -285,16 +331,23 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
             graph_input = _resume_command(state.get("pause", {}), graph_input, _noted(state))
         with tracing_context(enabled=False):  # no LangSmith tracing, whatever the environment says
             if ctx.stream:  # as a UI runs it: the stream read to its end, then the thread's state as checkpointed
-                await _tell(agent.astream(graph_input, config, stream_mode=["updates", "messages"]), ctx)
+                # with delegates, subgraphs=True: the delegates' own updates (their calls, results, interrupts)
+                await _tell(agent.astream(graph_input, config, stream_mode=["updates", "messages"],
+                                          **({"subgraphs": True} if ctx.agents else {})), ctx)
                 snapshot = await agent.aget_state(config)
                 output = {**snapshot.values, "__interrupt__": snapshot.interrupts}
             else:
                 output = await agent.ainvoke(graph_input, config, version="v2")
-    if hasattr(output, "interrupts"):
-        values, interrupts = output.value, output.interrupts
-    else:  # langgraph before 1.1 (`-a langgraph@1.0.10`): the state dict, its interrupts under "__interrupt__"
-        values, interrupts = output, output.get("__interrupt__", ())
+        if hasattr(output, "interrupts"):
+            values, interrupts = output.value, output.interrupts
+        else:  # langgraph before 1.1 (`-a langgraph@1.0.10`): the state dict, its interrupts under "__interrupt__"
+            values, interrupts = output, output.get("__interrupt__", ())
+        held = await _held_in(saver, state["thread_id"], interrupts) if ctx.agents and interrupts else {}
     messages = values["messages"]
+    if interrupts and ctx.agents:
+        pending, pause = _delegated(interrupts, held, ctx)
+        handle = {"db": state["db"], "thread_id": state["thread_id"], "pause": pause}
+        return LegResult.suspended(pending if len(pending) > 1 else pending[0], handle)
     if interrupts:
         handle = {"db": state["db"], "thread_id": state["thread_id"], "pause": _pause_of(interrupts, messages)}
         several = _gated_calls(interrupts, messages)
@@ -304,11 +357,69 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
     return LegResult.finished(_text(messages[-1].content) if messages else "")
 
 
+async def _held_in(saver: Any, thread_id: str, interrupts: Any) -> dict[str, tuple[str, list[Any]]]:
+    """Where each interrupt of a pause was raised, as the checkpointer kept it: interrupt id -> (the checkpoint
+    namespace of the (sub)graph whose task raised it, that graph's checkpointed messages). A delegate's graph has
+    checkpoints of its own under the thread, in the namespace of the task that ran it (`<node>:<task id>`, e.g.
+    `booking_agent:...` for a handoff node, `tools:...` for the desk's tool that invoked it), and its interrupting
+    task's `__interrupt__` write is a pending write of its latest checkpoint there."""
+    ids = {i.id for i in interrupts}
+    found: dict[str, tuple[str, list[Any]]] = {}
+    async for tup in saver.alist({"configurable": {"thread_id": thread_id}}):  # every namespace, newest first
+        ns = tup.config["configurable"].get("checkpoint_ns", "")
+        if not ns:
+            continue
+        for _task, channel, value in tup.pending_writes or ():
+            if channel != "__interrupt__":
+                continue
+            for i in value if isinstance(value, (list, tuple)) else [value]:
+                if getattr(i, "id", None) in ids and i.id not in found:
+                    found[i.id] = (ns, list(tup.checkpoint["channel_values"].get("messages") or []))
+    return found
+
+
+def _delegated(interrupts: Any, held: dict[str, tuple[str, list[Any]]],
+               ctx: LegContext) -> tuple[list[PendingRequest], dict[str, Any]]:
+    """The calls a pause among delegates holds, and what the paused state records to answer each interrupt.
+
+    The agent of a held call: the node of the namespace its interrupt was raised in, when that node is a delegate
+    (a handoff's subgraph node); else (a delegate run inside the desk's tool, whose namespace names the desk's
+    `tools` node) the `name` create_agent put on the AIMessage that made the call, in that namespace's messages.
+    The call id: a per-call interrupt names it; a batched one's action requests are matched to that AIMessage."""
+    names = {a.name for a in ctx.agents}
+    pending: list[PendingRequest] = []
+    pause: dict[str, Any] = {"mode": "delegated", "interrupts": {}}
+    for i in interrupts:
+        ns, messages = held.get(i.id, ("", []))
+        node = ns.split("|")[0].split(":")[0]
+        value = i.value
+        if _is_call_request(value):
+            kind, asked = "per_call", [(value["name"], value["args"], value["tool_call_id"])]
+        elif _is_gate_request(value):
+            kind, calls, asked = "batched", _last_calls(messages), []
+            for a in value["action_requests"]:
+                taken = {c for _, _, c in asked}
+                call_id = next((c["id"] for c in calls if c["name"] == a["name"] and c["args"] == a["args"]
+                                and c["id"] not in taken), None)
+                asked.append((a["name"], a["args"], call_id))
+        else:
+            kind, asked = "value", [(value.get("tool"), value.get("args") or {}, value.get("call_id"))]
+        for tool, args, call_id in asked:
+            maker = next((m for m in reversed(messages)
+                          if any(c["id"] == call_id for c in getattr(m, "tool_calls", None) or ())), None)
+            agent = node if node in names else getattr(maker, "name", None)
+            pending.append(PendingRequest(tool=tool, args=args, call_id=call_id, agent=agent))
+        pause["interrupts"][i.id] = {"kind": kind, "ns": ns, "calls": [c for _, _, c in asked],
+                                     "names": {c: t for t, _, c in asked}}
+    return pending, pause
+
+
 async def _tell(stream: Any, ctx: LegContext) -> None:
     """Read a streamed leg to its end, handing over what its updates tell: each AIMessage's tool calls, each
     ToolMessage (a tool's result), each interrupt of the '__interrupt__' update (the call it waits on). The
     'messages' mode (the model's tokens) is read too, as a UI shows them, and tells nothing of tools."""
-    async for mode, chunk in stream:
+    async for part in stream:
+        mode, chunk = part[-2:]  # (namespace, mode, chunk) with subgraphs=True
         if mode != "updates" or not isinstance(chunk, dict):
             continue
         for node, update in chunk.items():
@@ -428,6 +539,9 @@ def _resume_value(pause: dict[str, Any], decision: Decision | DecisionSet) -> An
     """
     mode = pause.get("mode", "value")
     names = pause.get("names", {})
+    if mode == "delegated":  # each delegate's interrupt answered by its id (a dict of interrupt ids: a resume map)
+        return {iid: answer for iid, held in pause["interrupts"].items()
+                if (answer := _delegated_answer(held, decision)) is not None or held["kind"] == "value"}
     if mode == "per_call":
         ids = pause["interrupts"]
         if isinstance(decision, DecisionSet):
@@ -444,6 +558,22 @@ def _resume_value(pause: dict[str, Any], decision: Decision | DecisionSet) -> An
     return None if decision.kind is DecisionKind.null else decision.model_dump(mode="json")
 
 
+def _delegated_answer(held: dict[str, Any], decision: Decision | DecisionSet) -> Any:
+    """One delegate's interrupt answered: the decision for each call it holds (a DecisionSet's by call id)."""
+    def pick(call_id: str | None) -> Decision | None:
+        return decision.for_call(call_id) if isinstance(decision, DecisionSet) else decision
+
+    calls, names = held["calls"], held["names"]
+    if held["kind"] == "per_call":
+        d = pick(calls[0])
+        return None if d is None else _gate_answer(d, names.get(calls[0]))
+    if held["kind"] == "batched":
+        decided = [(c, d) for c in calls if (d := pick(c)) is not None]
+        return {"decisions": [_gate_answer(d, names.get(c)) for c, d in decided]} if decided else None
+    d = pick(calls[0])
+    return None if d is None or d.kind is DecisionKind.null else d.model_dump(mode="json")
+
+
 def _build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: str = "batched") -> Any:
     from langchain.agents import create_agent
     from langchain_openai import ChatOpenAI
@@ -455,23 +585,112 @@ def _build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: 
         max_retries=0,
         http_async_client=http,
     )
+    if ctx.agents:
+        return _build_team(ctx, model, checkpointer, interrupt_mode)
     tools = [
         _approval_tool(spec) if spec.kind is ToolKind.approval
         else _body_tool(spec, ctx) if spec.body_pause else _harness_tool(spec, ctx)
         for spec in ctx.tools.specs
     ]
-    middleware = []
-    if ctx.gated_tools:
-        from langchain.agents.middleware import HumanInTheLoopMiddleware
-
-        gate = {name: {"allowed_decisions": ["approve", "edit", "reject"]} for name in ctx.gated_tools}
-        # batched is the middleware's default, and its only mode before langchain had `interrupt_mode`
-        # (`-a langgraph@1.1.10` resolves such a langchain): pass the mode only when it is another
-        mode = {} if interrupt_mode == "batched" else {"interrupt_mode": interrupt_mode}
-        middleware.append(HumanInTheLoopMiddleware(interrupt_on=gate, **mode))
+    middleware = _gate(ctx.gated_tools, interrupt_mode)
     return create_agent(
         model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer, middleware=middleware
     )
+
+
+def _gate(gated: list[str], interrupt_mode: str) -> list[Any]:
+    """HumanInTheLoopMiddleware over the gated tools an agent holds (none: no middleware)."""
+    if not gated:
+        return []
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    gate = {name: {"allowed_decisions": ["approve", "edit", "reject"]} for name in gated}
+    # batched is the middleware's default, and its only mode before langchain had `interrupt_mode`
+    # (`-a langgraph@1.1.10` resolves such a langchain): pass the mode only when it is another
+    mode = {} if interrupt_mode == "batched" else {"interrupt_mode": interrupt_mode}
+    return [HumanInTheLoopMiddleware(interrupt_on=gate, **mode)]
+
+
+DESK = "travel_desk"  # the run's own agent's node name in the handoff graph
+
+
+def _build_team(ctx: LegContext, model: Any, checkpointer: Any, interrupt_mode: str) -> Any:
+    """The run's agent and its delegates (delegation), each a `create_agent` graph named after its agent (its
+    AIMessages carry that name) holding its own tools, and its gated tools behind its own HumanInTheLoopMiddleware.
+
+    A delegate `via: tool` is the langchain "subagents" pattern: a tool named after it whose body invokes the
+    delegate's compiled graph on the task (`await graph.ainvoke({"messages": [task]})`) and returns its last message;
+    compiled without a checkpointer, the graph runs as a subgraph of the calling task and inherits the top graph's.
+    A delegate `via: handoff` is a node of a parent `StateGraph(MessagesState)` (the desk's graph is another), and
+    the desk reaches it with a `transfer_to_<name>` tool returning `Command(goto=<name>, graph=Command.PARENT,
+    update={"messages": [...the desk's messages, the tool's ToolMessage]})` (LangGraph's handoff pattern, docs
+    "multi-agent", "Handoffs"). The checkpointer is the top graph's only."""
+    from langchain.agents import create_agent
+
+    delegates = {
+        a.name: create_agent(
+            model, [_harness_tool(s, ctx) for s in ctx.own_tools(a.name)], system_prompt=a.instructions,
+            middleware=_gate([s.name for s in ctx.own_tools(a.name) if s.requires_approval], interrupt_mode),
+            name=a.name,
+        )
+        for a in ctx.agents
+    }
+    own = ctx.own_tools(None)
+    tools = [
+        *(_approval_tool(s) if s.kind is ToolKind.approval else _harness_tool(s, ctx) for s in own),
+        *(_agent_tool(a, delegates[a.name]) if a.via == "tool" else _handoff_tool(a) for a in ctx.agents),
+    ]
+    gated = [s.name for s in own if s.requires_approval]
+    handoffs = [a for a in ctx.agents if a.via == "handoff"]
+    if not handoffs:  # the desk is the top graph; its delegates run inside its tools
+        return create_agent(model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer,
+                            middleware=_gate(gated, interrupt_mode), name=DESK)
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    desk = create_agent(model, tools, system_prompt=ctx.instructions, middleware=_gate(gated, interrupt_mode),
+                        name=DESK)
+    builder = StateGraph(MessagesState)
+    builder.add_node(DESK, desk, destinations=tuple(a.name for a in handoffs))
+    for a in handoffs:
+        builder.add_node(a.name, delegates[a.name])
+    builder.add_edge(START, DESK)
+    return builder.compile(checkpointer=checkpointer)
+
+
+def _agent_tool(agent: AgentSpec, graph: Any) -> Any:
+    """A delegate called as a tool: its graph invoked inside the tool on the task, its last message the result. An
+    interrupt inside it (its gate) stops the whole run; on resume LangGraph runs this tool again from its first
+    line, and the delegate's graph goes on from its own checkpoint under the calling task's namespace."""
+    from langchain_core.tools import StructuredTool
+
+    async def run(input: str) -> str:
+        result = await graph.ainvoke({"messages": [{"role": "user", "content": input}]})
+        return _text(result["messages"][-1].content) if result.get("messages") else ""
+
+    params = {"type": "object", "properties": {"input": {"type": "string", "description": "the task"}},
+              "required": ["input"]}
+    return StructuredTool(name=agent.name, description=agent.description, args_schema=params, coroutine=run)
+
+
+def _handoff_tool(agent: AgentSpec) -> Any:
+    """transfer_to_<name>: LangGraph's handoff tool, a `Command` to the parent graph that goes to the agent's node
+    with the desk's messages and this call's ToolMessage."""
+    from langchain_core.messages import ToolMessage
+    from langchain_core.tools import StructuredTool
+    from langgraph.prebuilt import ToolRuntime
+    from langgraph.types import Command
+
+    name = f"transfer_to_{agent.name}"
+
+    async def run(runtime: Any) -> Any:
+        done = ToolMessage(content=f"Successfully transferred to {agent.name}", name=name,
+                           tool_call_id=runtime.tool_call_id)
+        return Command(goto=agent.name, graph=Command.PARENT,
+                       update={"messages": [*runtime.state["messages"], done]})
+
+    run.__annotations__ = {"runtime": ToolRuntime, "return": Any}
+    return StructuredTool(name=name, description=f"Hand the conversation to {agent.name}: {agent.description}",
+                          args_schema={"type": "object", "properties": {}}, coroutine=run)
 
 
 def _harness_tool(spec: ToolSpec, ctx: LegContext) -> Any:

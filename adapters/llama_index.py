@@ -85,6 +85,24 @@ context again with the same decision: the replayed step makes its harness call a
 model's, which the harness's airline de-duplicates). Nothing in the snapshot records that it was resumed: the same
 state resumed twice (resume_safety) books twice, and an older snapshot resumes after the run has moved on.
 
+Delegation (`ctx.agents`, the delegation arena): the run is an `AgentWorkflow` whose root agent (`arena`, the
+desk's instructions and its own tools) is a FunctionAgent, following llama-index's multi-agent docs
+(understanding/agent/multi_agent). `handoff` (native): each `via: handoff` delegate is another FunctionAgent of the
+same workflow (its instructions, the tools it holds, `can_handoff_to=[]`), and the root has `can_handoff_to=[...]`:
+AgentWorkflow offers the root its own handoff tool, named `handoff` with required string arguments `to_agent` and
+`reason` (the name is fixed: AgentWorkflow.aggregate_tool_results and FunctionAgent.handle_tool_call_results test
+`tool_name == "handoff"`, so it cannot be named `transfer_to_<agent>`). The tool sets `next_agent`; the workflow
+makes it `current_agent_name` and the delegate goes on with the shared chat memory. Its gated call waits in the same
+workflow, so the pause, the saved `Context.to_dict()` (with `current_agent_name` in its store) and the resume are
+the tool_gate channel's, from any process; `PendingRequest.agent` is the store's `current_agent_name` when the
+InputRequiredEvent arrives (llama-index's record of whose turn it is). `nested` (unsupported): llama-index's
+agent-as-tool is its Orchestrator pattern, a FunctionTool whose body awaits `sub_agent.run(user_msg=...)`; the
+adapter builds it that way (a tool named after the agent, one `input` argument) but the sub-agent is a separate
+workflow run with its own Context: its gated tool's wait pauses only that inner run, its InputRequiredEvent never
+reaches the outer stream, and the outer call_tool step keeps awaiting it, so the run never pauses (del-01 timed
+out with book_flight held inside the booking agent). Nothing in llama-index forwards a nested wait or serialises
+an inner run, so the channel is declared unsupported and its items are not measured.
+
 Offline: `LITELLM_LOCAL_MODEL_COST_MAP`, `LITELLM_OFFLINE_MODE`, `LITELLM_MODE=PRODUCTION` and `OTEL_SDK_DISABLED`
 are set (setdefault) before the first import, LiteLLM's callbacks are emptied; llama-index-core has no telemetry
 of its own, and its tokenizer (the chat memory counts tokens) reads cl100k_base from a bundled cache
@@ -104,6 +122,7 @@ from typing import Any
 
 from arena.for_adapters import (
     AdapterInfo,
+    AgentSpec,
     Capabilities,
     Channel,
     Decision,
@@ -153,7 +172,7 @@ def _do_import() -> dict[str, Any]:
     litellm._async_failure_callback = []
     litellm.telemetry = False
 
-    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
     from llama_index.core.agent.workflow.workflow_events import ToolCall, ToolCallResult
     from llama_index.core.llms import ChatMessage
     from llama_index.core.memory import ChatMemoryBuffer
@@ -172,6 +191,19 @@ def _do_import() -> dict[str, Any]:
             token = _CALL_ID.set(ev.tool_id)
             try:
                 return await FunctionAgent.call_tool(self, ctx, ev)
+            finally:
+                _CALL_ID.reset(token)
+
+    class ArenaWorkflow(AgentWorkflow):
+        """AgentWorkflow (several agents, handoffs) whose call_tool step makes llama-index's id of the call
+        visible to the tool body, as ArenaAgent's does (in an AgentWorkflow the workflow's own steps run the
+        agents' tools, not the agents' steps)."""
+
+        @step
+        async def call_tool(self, ctx: Context, ev: ToolCall) -> ToolCallResult:
+            token = _CALL_ID.set(ev.tool_id)
+            try:
+                return await AgentWorkflow.call_tool(self, ctx, ev)
             finally:
                 _CALL_ID.reset(token)
 
@@ -199,8 +231,9 @@ def _do_import() -> dict[str, Any]:
         return Schema
 
     return {
-        "ArenaAgent": ArenaAgent, "ArenaLiteLLM": ArenaLiteLLM, "ChatMemoryBuffer": ChatMemoryBuffer,
-        "ChatMessage": ChatMessage, "Context": Context, "FunctionTool": FunctionTool, "ToolMetadata": ToolMetadata,
+        "ArenaAgent": ArenaAgent, "ArenaWorkflow": ArenaWorkflow, "ArenaLiteLLM": ArenaLiteLLM,
+        "ChatMemoryBuffer": ChatMemoryBuffer, "ChatMessage": ChatMessage, "Context": Context,
+        "FunctionTool": FunctionTool, "ToolMetadata": ToolMetadata,
         "HumanResponseEvent": HumanResponseEvent, "InputRequiredEvent": InputRequiredEvent, "StopEvent": StopEvent,
         "WorkflowIdleEvent": WorkflowIdleEvent, "ToolCall": ToolCall, "ToolCallResult": ToolCallResult,
         "StepStateChanged": StepStateChanged, "StepState": StepState, "UnhandledEvent": UnhandledEvent, "schema_model": schema_model,
@@ -335,6 +368,33 @@ class LlamaIndexAdapter:
                 ),
             ),
             Channel(
+                name="nested",
+                kind="unsupported",
+                mechanism=(
+                    "llama-index's agent-as-tool is its Orchestrator pattern (docs: understanding/agent/multi_agent): "
+                    "a FunctionTool whose body awaits sub_agent.run(user_msg=...), a separate workflow run with its "
+                    "own Context. A wait (Context.wait_for_event) in the sub-agent's tool pauses only that inner run: its "
+                    "InputRequiredEvent goes to the inner handler's stream, which the outer run never sees, and the "
+                    "outer call_tool step stays busy awaiting the inner handler, so the outer run never goes idle and "
+                    "never pauses (observed: del-01 timed out, book_flight held inside the booking agent). Nothing "
+                    "forwards a nested wait to the caller or serialises an inner run inside the outer "
+                    "Context.to_dict() (llama-index-core 0.14.25 / llama-index-workflows 2.26.1: no nested-workflow support; the HITL "
+                    "docs cover a tool of the running workflow only)"
+                ),
+            ),
+            Channel(
+                name="handoff",
+                kind="native",
+                mechanism=(
+                    "AgentWorkflow(agents=[root, *delegates], root_agent=root) with the root's "
+                    "can_handoff_to=[delegates]: llama-index's own handoff tool, named `handoff(to_agent, reason)` (the name is fixed: "
+                    "AgentWorkflow.aggregate_tool_results and FunctionAgent.handle_tool_call_results test "
+                    "tool_name == 'handoff'), sets current_agent_name in the run's store; the delegate's gated tool "
+                    "waits (Context.wait_for_event) in the same workflow, so the pause, Context.to_dict() and the "
+                    "resume are the tool_gate channel's; PendingRequest.agent is the store's current_agent_name"
+                ),
+            ),
+            Channel(
                 name="input",
                 kind="emulated",
                 mechanism=(
@@ -350,6 +410,7 @@ class LlamaIndexAdapter:
 
     def __init__(self) -> None:
         self._agent: Any = None
+        self._llm: Any = None
 
     async def aclose(self) -> None:
         self._agent = None
@@ -423,9 +484,45 @@ class LlamaIndexAdapter:
             # max_retries; llama-index's own `max_retries` keyword would clash with it)
             additional_kwargs={"num_retries": 0},
         )
+        self._llm = llm
+        if ctx.agents:
+            self._agent = self._delegation(ctx, li, tool, llm)
+            return self._agent
         self._agent = li["ArenaAgent"](name=AGENT_NAME, tools=[tool(s) for s in ctx.tools.specs], llm=llm,
                                        system_prompt=ctx.instructions, streaming=False, timeout=None)
         return self._agent
+
+    @staticmethod
+    def _delegation(ctx: LegContext, li: dict[str, Any], tool: Any, llm: Any) -> Any:
+        """The run's agent and its delegates (`ctx.agents`), in llama-index's two documented multi-agent patterns
+        (docs: understanding/agent/multi_agent): an AgentWorkflow whose root agent (the run's, its own tools) may hand
+        off (`can_handoff_to`) to each `via: handoff` delegate, a FunctionAgent in the same workflow holding its own
+        tools (the delegates cannot hand off again); and, for each `via: tool` delegate, the Orchestrator pattern: a
+        FunctionTool named after the agent whose body awaits that agent's own `run(user_msg=task)` (a separate
+        workflow run, with its own Context)."""
+        def delegate(spec: AgentSpec) -> Any:
+            return li["ArenaAgent"](name=spec.name, description=spec.description, system_prompt=spec.instructions,
+                                    tools=[tool(s) for s in ctx.own_tools(spec.name)], llm=llm, streaming=False,
+                                    timeout=None, can_handoff_to=[])
+
+        def as_tool(spec: AgentSpec) -> Any:
+            sub = delegate(spec)
+
+            async def call(input: str) -> str:  # noqa: A002  (the task, the tool's one argument)
+                return str(await sub.run(user_msg=input))
+
+            params = {"type": "object", "properties": {"input": {"type": "string", "description": "the task"}},
+                      "required": ["input"]}
+            schema = li["schema_model"](ToolSpec(name=spec.name, description=spec.description, parameters=params))
+            return li["FunctionTool"](async_fn=call, metadata=li["ToolMetadata"](
+                name=spec.name, description=spec.description, fn_schema=schema))
+
+        handoffs = [delegate(a) for a in ctx.agents if a.via == "handoff"]
+        desk = li["ArenaAgent"](
+            name=AGENT_NAME, description="The run's own agent.", system_prompt=ctx.instructions, llm=llm,
+            tools=[tool(s) for s in ctx.own_tools(None)] + [as_tool(a) for a in ctx.agents if a.via == "tool"],
+            streaming=False, timeout=None, can_handoff_to=[a.name for a in handoffs])
+        return li["ArenaWorkflow"](agents=[desk, *handoffs], root_agent=AGENT_NAME, timeout=None)
 
     # -- legs ------------------------------------------------------------------------------------
 
@@ -455,7 +552,7 @@ class LlamaIndexAdapter:
         restored = li["Context"].from_dict(agent, saved["context"])
         handler = agent.run(ctx=restored)
         history = [li["ChatMessage"].model_validate(m) for m in saved["memory"]]
-        await handler.ctx.store.set("memory", li["ChatMemoryBuffer"].from_defaults(chat_history=history, llm=agent.llm))
+        await handler.ctx.store.set("memory", li["ChatMemoryBuffer"].from_defaults(chat_history=history, llm=self._llm))
         pending = [PendingRequest.model_validate(p) for p in state["pending"]]
         if isinstance(decision, DecisionSet):
             # exactly the decisions given, each under the call id it names (one the pause does not hold too)
@@ -492,8 +589,11 @@ class LlamaIndexAdapter:
             if isinstance(event, li["InputRequiredEvent"]):
                 call_id = event.get("call_id")
                 if call_id not in asked:
+                    # delegation: the agent whose tool waits is the AgentWorkflow's current agent (its own record,
+                    # `current_agent_name` in the run's store: the agent handed the conversation)
+                    agent = await handler.ctx.store.get("current_agent_name", default=None) if ctx.agents else None
                     asked[call_id] = PendingRequest(tool=event.get("tool"), args=dict(event.get("args") or {}),
-                                                    call_id=call_id)
+                                                    call_id=call_id, agent=agent)
             elif isinstance(event, li["WorkflowIdleEvent"]) or (
                     isinstance(event, li["UnhandledEvent"]) and event.idle and delivered):
                 if delivered:

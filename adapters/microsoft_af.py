@@ -65,6 +65,25 @@ run's next model call, after the held call's result. Without per-service-call hi
 plain Agent) the drained note reaches that one model call only: later calls of the run and the session's history do
 not carry it.
 
+Delegation (`ctx.agents`, the delegation arena; other arenas never take this path). Each delegate is its own
+`Agent` (its name, instructions and the harness tools it holds, gated ones `always_require` as above), and the desk
+(the run's agent, `ctx.instructions`, no tool of its own) gets it as a tool with the framework's agent-as-tool API,
+`delegate.as_tool(name=<agent name>, description=...)` (agent_framework/_agents.py `BaseAgent.as_tool`; its one
+argument is the default `task`); a streamed leg passes `as_tool(stream_callback=...)` so the delegate's updates
+are told as they stream (its `function_approval_request` update too, told as a pause the run then does not keep).
+In 1.23 a delegate's gated call does NOT pause the run: the wrapper runs the delegate with
+`stream=True` on a private `AgentSession`, finds the `function_approval_request`, and raises `ToolExecutionException`
+("cannot continue because its sub-agent requested approval ... Use a workflow for interactive, delayed, or durable
+approval"); the desk's function loop turns that into the tool result "Error: Function failed." and the desk model
+goes on. The docstring says so ("Child function approvals are not propagated into the calling agent"): the fix
+for microsoft/agent-framework#4963 is PR #8527 (merged, "fail closed"), not #8442 (closed unmerged, which would
+have resumed the nested approval). The adapter wires `as_tool` as documented and the arena measures that. If a run
+ever pauses with a delegate's request, `PendingRequest.agent` is derived from which delegate holds the pending
+call's tool (the framework's request names no agent), and the state is the desk's session as above.
+Handoffs (`via: handoff`) are not written yet (no `handoff` channel): agent-framework-core 1.23.0 has none of its
+own; the handoff workflow (`HandoffBuilder`) lives in the separate distribution agent-framework-orchestrations
+(`agent_framework.orchestrations` only re-exports it lazily), which this adapter's requirements do not install yet.
+
 Sibling calls in the approval turn (scripted-eager's `book_room`) are the framework's business:
 with a session it holds non-approval siblings and runs them when the approval batch resumes, as
 "already approved", whatever the decision was. The trace shows it.
@@ -235,6 +254,16 @@ class MicrosoftAFAdapter:
                 ),
             ),
             Channel(
+                name="nested",
+                kind="native",
+                mechanism=(
+                    "Agent.as_tool(name=<agent>, description=...) of a delegate Agent whose gated tools are "
+                    'FunctionTool(approval_mode="always_require"), in the desk Agent\'s tools. In 1.23 the wrapper '
+                    "does not propagate the delegate's function_approval_request: it raises ToolExecutionException "
+                    '(fail closed, PR #8527) and the desk reads "Error: Function failed." as the tool result'
+                ),
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism=(
@@ -268,6 +297,8 @@ class MicrosoftAFAdapter:
             client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
                                  http_client=async_client())
             self._client = OpenAIChatCompletionClient(model=ctx.model.name, async_client=client)
+        if ctx.agents:  # delegation: the desk, with each delegate as a tool
+            return self._desk(af, ctx)
         tools = [self._tool(af, spec, ctx) for spec in ctx.tools.specs]
         # MessageInjectionMiddleware drains what `add_input` queued on the session (a no-op while nothing is);
         # ToolApprovalMiddleware records an "always approve" and answers later matching requests with it. It is
@@ -275,6 +306,24 @@ class MicrosoftAFAdapter:
         middleware: list[Any] = [af.ToolApprovalMiddleware()] if standing else []
         middleware += [af.MessageInjectionMiddleware(), af.function_middleware(_call_id_middleware)]
         return af.Agent(client=self._client, instructions=ctx.instructions, name="room_booker", tools=tools,
+                        middleware=middleware)
+
+    def _desk(self, af: Any, ctx: LegContext) -> Any:
+        """The run's agent of a delegation run: its own tools (none in the delegation arena) and, for each delegate
+        called as a tool, the framework's `Agent.as_tool()` of that delegate's own Agent (its instructions and the
+        tools it holds). A delegate reached by a handoff gets nothing: the `handoff` channel is unsupported."""
+        middleware = [af.function_middleware(_call_id_middleware)]
+        tools = [self._tool(af, spec, ctx) for spec in ctx.own_tools(None)]
+        for spec in ctx.agents:
+            if spec.via != "tool":
+                continue
+            delegate = af.Agent(client=self._client, instructions=spec.instructions, name=spec.name,
+                                description=spec.description,
+                                tools=[self._tool(af, t, ctx) for t in ctx.own_tools(spec.name)],
+                                middleware=[af.function_middleware(_call_id_middleware)])
+            tools.append(delegate.as_tool(name=spec.name, description=spec.description,
+                                          stream_callback=_teller(ctx) if ctx.stream else None))
+        return af.Agent(client=self._client, instructions=ctx.instructions, name="travel_desk", tools=tools,
                         middleware=middleware)
 
     def _tool(self, af: Any, spec: Any, ctx: LegContext) -> Any:
@@ -383,14 +432,34 @@ class MicrosoftAFAdapter:
             state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests],
                      "pending": gated[0].function_call.name}
             return LegResult.suspended([PendingRequest(tool=r.function_call.name, call_id=r.function_call.call_id,
-                                                       args=r.function_call.parse_arguments() or {}) for r in gated],
+                                                       args=r.function_call.parse_arguments() or {},
+                                                       agent=_holder(ctx, r.function_call.name)) for r in gated],
                                        state)
         pause_tools = [s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval]
         first = next((r for r in requests if r.function_call.name in pause_tools), requests[0])
         call = first.function_call
-        pending = PendingRequest(tool=call.name, args=call.parse_arguments() or {}, call_id=call.call_id)
+        pending = PendingRequest(tool=call.name, args=call.parse_arguments() or {}, call_id=call.call_id,
+                                 agent=_holder(ctx, call.name))
         state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests], "pending": call.name}
         return LegResult.suspended(pending, state)
+
+
+def _holder(ctx: LegContext, tool: str) -> str | None:
+    """The delegate whose tool a pending call is (a delegation run), derived from the tools each agent holds: the
+    framework's approval request names no agent. None: the run's own agent, or no delegation."""
+    return next((a.name for a in ctx.agents if tool in a.tools), None)
+
+
+def _teller(ctx: LegContext) -> Any:
+    """`as_tool(stream_callback=)` for a streamed leg: the delegate's own updates, told as they stream."""
+    names: dict[str, str] = {}
+    told_calls: set[str] = set()
+
+    def tell(update: Any) -> None:
+        for content in update.contents:
+            _tell(ctx, content, names, told_calls)
+
+    return tell
 
 
 def _standing(session: Any) -> bool:

@@ -47,6 +47,22 @@ text with `RunState.add_input(text)` and returns `to_string()` (the staged input
 docs/results.md "Add input before resuming": `state.add_input(...)`, then `state.approve(...)`, then
 `Runner.run(agent, state)`); the decision is then applied by `resume` as for any pause. The runner admits the
 staged input as a user message immediately before its next model call, after the held call's result.
+
+Delegation (`LegContext.agents`, the delegation arena; nothing of this runs elsewhere): each delegate is an `Agent`
+of its own holding its tools, its gated ones `FunctionTool(needs_approval=True)`. A `via: tool` delegate is
+`delegate.as_tool(tool_name=<its name>, tool_description=...)` on the run's agent (the `nested` channel; one string
+argument, the SDK's `input`); a `via: handoff` delegate is `handoff(delegate)` in the run's agent's `handoffs`,
+whose default tool name is `transfer_to_<name>` (the `handoff` channel). When a delegate called as a tool reaches its
+gated call, the SDK ends the nested run with interruptions, keeps it by tool call, and surfaces its
+`ToolApprovalItem`s in the OUTER `RunResult.interruptions` (agent.py `Agent.as_tool`, `record_agent_tool_run_result`);
+`RunState.approve` / `reject` on the outer state are applied to the nested run's state that owns the item
+(run_state.py `_find_nested_approval_state`), and the resumed tool call resumes the nested run from it. The outer
+`to_string()` serialises each pending nested run's own state with its tool call (`agent_run_state`,
+`_serialize_pending_nested_agent_tool_runs`), restored by `RunState.from_string(desk, s)` in any process, so the state
+is the same JSON string as above. After a handoff the delegate is the run's current agent and its interruption is
+an ordinary one of the run. `PendingRequest.agent` is `ToolApprovalItem.agent.name`, the agent whose call the SDK
+holds. In a streamed leg the delegates called as tools run streamed too (`as_tool(on_stream=...)`, the SDK's
+callback for a nested agent's stream events), and their tool calls and outputs are handed over like the run's own.
 """
 
 from __future__ import annotations
@@ -162,6 +178,27 @@ class OpenAIAgentsAdapter:
                 ),
             ),
             Channel(
+                name="nested",
+                kind="native",
+                mechanism=(
+                    "Agent.as_tool(tool_name=<agent>, tool_description=...) on the run's agent; the delegate's "
+                    "FunctionTool(needs_approval=True) call surfaces in the outer RunResult.interruptions "
+                    "(ToolApprovalItem.agent = the delegate); RunState.approve / reject on the outer state reach the "
+                    "nested run, whose state RunState.to_string() serialises with the agent-tool call "
+                    "(agent_run_state); Runner.run(agent, state) resumes it"
+                ),
+            ),
+            Channel(
+                name="handoff",
+                kind="native",
+                mechanism=(
+                    "Agent(handoffs=[handoff(delegate)]) (tool transfer_to_<agent>); the delegate's "
+                    "FunctionTool(needs_approval=True) call -> RunResult.interruptions (ToolApprovalItem.agent = the "
+                    "delegate); RunState.from_string(starting agent, s), approve / reject, Runner.run resumes with "
+                    "the delegate as the current agent"
+                ),
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism=(
@@ -179,6 +216,8 @@ class OpenAIAgentsAdapter:
         self._decision: Decision | None = None
         self._pause_names: set[str] = set()
         self._gated: set[str] = set()
+        self._ctx: LegContext | None = None  # the current leg's (a delegate's stream is told through it)
+        self._nested_names: dict[str, str] = {}  # call id -> tool, for the delegates' streamed tool outputs
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -191,7 +230,7 @@ class OpenAIAgentsAdapter:
         if self._agent is not None:
             return self._agent
         import agents
-        from agents import Agent, FunctionTool, OpenAIChatCompletionsModel
+        from agents import Agent, FunctionTool, OpenAIChatCompletionsModel, handoff
         from openai import AsyncOpenAI
 
         agents.set_tracing_disabled(True)
@@ -201,20 +240,47 @@ class OpenAIAgentsAdapter:
         self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
                                    http_client=async_client())
         model = OpenAIChatCompletionsModel(model=ctx.model.name, openai_client=self._client)
-        tools = [
-            FunctionTool(
-                name=spec.name,
-                description=spec.description,
-                params_json_schema=dict(spec.parameters),
-                on_invoke_tool=self._invoker(spec, ctx),
-                # The spec's schema is passed unchanged, as vanilla sends it.
-                strict_json_schema=False,
-                needs_approval=spec.name in self._pause_names,
-            )
-            for spec in ctx.tools.specs
-        ]
-        self._agent = Agent(name=AGENT_NAME, instructions=ctx.instructions, model=model, tools=tools)
+
+        def function_tools(specs: list[ToolSpec]) -> list[Any]:
+            return [
+                FunctionTool(
+                    name=spec.name,
+                    description=spec.description,
+                    params_json_schema=dict(spec.parameters),
+                    on_invoke_tool=self._invoker(spec, ctx),
+                    # The spec's schema is passed unchanged, as vanilla sends it.
+                    strict_json_schema=False,
+                    needs_approval=spec.name in self._pause_names,
+                )
+                for spec in specs
+            ]
+
+        if not ctx.agents:
+            self._agent = Agent(name=AGENT_NAME, instructions=ctx.instructions, model=model,
+                                tools=function_tools(ctx.tools.specs))
+            return self._agent
+        # Delegation: each delegate is an Agent of its own holding its tools (its gated ones needs_approval=True).
+        # The run's agent reaches a `via: tool` delegate through Agent.as_tool (named after it: its one argument is
+        # the SDK's `input`), a `via: handoff` one through handoff() (the SDK's default tool name,
+        # `transfer_to_<name>`). In a streamed leg, as_tool(on_stream=...) streams the delegate's own run.
+        tools = function_tools(ctx.own_tools(None))
+        handoffs = []
+        for spec in ctx.agents:
+            delegate = Agent(name=spec.name, instructions=spec.instructions, model=model,
+                             tools=function_tools(ctx.own_tools(spec.name)))
+            if spec.via == "tool":
+                tools.append(delegate.as_tool(tool_name=spec.name, tool_description=spec.description,
+                                              on_stream=self._nested_stream if ctx.stream else None))
+            else:
+                handoffs.append(handoff(delegate, tool_description_override=spec.description))
+        self._agent = Agent(name=AGENT_NAME, instructions=ctx.instructions, model=model, tools=tools,
+                            handoffs=handoffs)
         return self._agent
+
+    async def _nested_stream(self, event: Any) -> None:
+        """as_tool(on_stream=...): a delegate's streamed run, told like the run's own stream (`_run`)."""
+        if self._ctx is not None:
+            self._told(event["event"], self._ctx, self._nested_names)
 
     def _invoker(self, spec: ToolSpec, ctx: LegContext) -> Any:
         if spec.kind is ToolKind.approval:
@@ -253,21 +319,28 @@ class OpenAIAgentsAdapter:
             return await Runner.run(agent, run_input, run_config=self._run_config(), max_turns=MAX_TURNS)
         result = Runner.run_streamed(agent, run_input, run_config=self._run_config(), max_turns=MAX_TURNS)
         names = dict(names or {})
+        self._nested_names.update(names)
         async for event in result.stream_events():
-            if event.type != "run_item_stream_event":
-                continue
-            raw = event.item.raw_item
-            call_id = _field(raw, "call_id") or _field(raw, "id")
-            if event.name == "tool_called":
-                names[str(call_id)] = str(_field(raw, "name"))
-                ctx.told("tool_call", names[str(call_id)], call_id)
-            elif event.name == "tool_output":
-                ctx.told("tool_result", names.get(str(call_id), "?"), call_id, str(getattr(event.item, "output", "")))
+            self._told(event, ctx, names)
         return result
+
+    @staticmethod
+    def _told(event: Any, ctx: LegContext, names: dict[str, str]) -> None:
+        """Hand over a stream event that tells a tool call or a tool output."""
+        if event.type != "run_item_stream_event":
+            return
+        raw = event.item.raw_item
+        call_id = _field(raw, "call_id") or _field(raw, "id")
+        if event.name == "tool_called":
+            names[str(call_id)] = str(_field(raw, "name"))
+            ctx.told("tool_call", names[str(call_id)], call_id)
+        elif event.name == "tool_output":
+            ctx.told("tool_result", names.get(str(call_id), "?"), call_id, str(getattr(event.item, "output", "")))
 
     async def start(self, ctx: LegContext) -> LegResult:
         agent = self._build(ctx)
-        return self._outcome(await self._run(agent, ctx.item.input, ctx))
+        self._ctx = ctx
+        return self._outcome(await self._run(agent, ctx.item.input, ctx), ctx)
 
     async def add_input(self, state: str, text: str, ctx: LegContext) -> str:
         """Input while paused, no decision: staged with RunState.add_input, kept in the serialised state the decision
@@ -282,6 +355,7 @@ class OpenAIAgentsAdapter:
         from agents import RunState
 
         agent = self._build(ctx)
+        self._ctx = ctx
         run_state = await RunState.from_string(agent, state)
         interruptions = run_state.get_interruptions()
         if not interruptions:
@@ -294,7 +368,7 @@ class OpenAIAgentsAdapter:
             # add_input (UserError) propagates: that is the measured outcome.
             self._decision = None
             run_state.add_input(decision.text)
-            return self._outcome(await self._run(agent, run_state, ctx, names))
+            return self._outcome(await self._run(agent, run_state, ctx, names), ctx)
         if isinstance(decision, DecisionSet):
             # One decision per held call, by call id. The SDK has no way to run a call with other arguments
             # (approve() takes none, and a call's arguments are fingerprinted in the state), so an edit is
@@ -311,7 +385,7 @@ class OpenAIAgentsAdapter:
                     run_state.approve(item, always_approve=bool(d.always))
                 else:
                     run_state.reject(item, always_reject=bool(d.always), rejection_message=d.as_text())
-            return self._outcome(await self._run(agent, run_state, ctx, names))
+            return self._outcome(await self._run(agent, run_state, ctx, names), ctx)
         item = self._approval_item(interruptions)
         self._decision = decision
         gated = item.name in self._gated
@@ -321,25 +395,29 @@ class OpenAIAgentsAdapter:
             run_state.reject(item, always_reject=bool(decision.always), rejection_message=decision.as_text())
         else:
             run_state.approve(item, always_approve=bool(decision.always))
-        return self._outcome(await self._run(agent, run_state, ctx, names))
+        return self._outcome(await self._run(agent, run_state, ctx, names), ctx)
 
     def _approval_item(self, interruptions: list[Any]) -> Any:
         """The pending call on a tool declared with needs_approval (the approval tool or a gated tool)."""
         return next((i for i in interruptions if i.name in self._pause_names), interruptions[0])
 
-    def _outcome(self, result: Any) -> LegResult:
+    def _outcome(self, result: Any, ctx: LegContext) -> LegResult:
         interruptions = list(result.interruptions or [])
         gated = [i for i in interruptions if i.name in self._gated]
         if len(gated) > 1 and len(gated) == len(interruptions):  # several gated calls of one turn, held together
-            return LegResult.suspended([PendingRequest(tool=i.name or "", args=parse_args(i.arguments), call_id=i.call_id)
-                                        for i in gated], result.to_state().to_string())
+            return LegResult.suspended([_pending(i, ctx) for i in gated], result.to_state().to_string())
         if interruptions:
             # The SDK stopped and holds the pending call; its serialised RunState is the leg state.
-            item = self._approval_item(interruptions)
-            pending = PendingRequest(tool=item.name or "", args=parse_args(item.arguments), call_id=item.call_id)
-            return LegResult.suspended(pending, result.to_state().to_string())
+            return LegResult.suspended(_pending(self._approval_item(interruptions), ctx), result.to_state().to_string())
         output = result.final_output
         return LegResult.finished(output if isinstance(output, str) else str(output or ""))
+
+
+def _pending(item: Any, ctx: LegContext) -> PendingRequest:
+    """A ToolApprovalItem as the pause's request; where the run has delegates, the agent is the SDK's own
+    `ToolApprovalItem.agent` (the agent whose tool call it holds, a delegate's in a nested run or after a handoff)."""
+    agent = getattr(getattr(item, "agent", None), "name", None) if ctx.agents else None
+    return PendingRequest(tool=item.name or "", args=parse_args(item.arguments), call_id=item.call_id, agent=agent)
 
 
 def _field(raw: Any, key: str) -> Any:

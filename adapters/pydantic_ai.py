@@ -63,6 +63,31 @@ runs every ordinary tool call of the turn and only collects the deferred one, so
 `book_room` executes before the run ends; its return stays in the message history and is sent to
 the model again on resume, never re-executed.
 
+Delegation (the `nested` and `handoff` channels, only when the arena gives `LegContext.agents`): the desk (the run's
+agent) and one `Agent` per delegate, each with the harness tools it holds (gated ones `requires_approval=True`).
+- An agent called as a tool is pydantic-ai's "agent delegation" (docs/multi-agent-applications.md): a desk tool named
+  after the delegate (one `input` argument) whose body runs `delegate.run(input, usage=ctx.usage)` and returns its
+  output. pydantic-ai does not carry a delegate's `DeferredToolRequests` to the parent (issue #3527, answered as a
+  question; #4302 "Support nested deferred tool calls" still open; nothing in the 2.68 docs), so the body forwards it
+  by hand, the pattern described in #3274 and PR #7036 (not merged): it raises `ApprovalRequired(metadata=...)` with
+  the delegate's message history (`all_messages_json()`) and its held calls; the desk's run then ends with that desk
+  call in `DeferredToolRequests.approvals` (several delegates of one turn: several such calls, one pause). The pause's
+  pending calls are the delegate's held calls, each named (`PendingRequest.agent`) by the desk call pydantic-ai holds
+  (its tool name is the delegate's). The state is the desk's JSON history plus each desk call's metadata. Resume: the
+  desk's `agent.run(message_history=..., deferred_tool_results=DeferredToolResults(approvals={desk call: True},
+  metadata={desk call: {..., the human's verdicts}}))`; pydantic-ai calls the delegating tool again with
+  `ctx.tool_call_approved` and `ctx.tool_call_metadata`, and it runs the delegate on its stored history with its own
+  `DeferredToolResults(approvals={call: True | ToolApproved(override_args) | ToolDenied(message)})`. The desk call's
+  approval is glue (it only lets the delegate resume, a denial included), hence `kind="emulated"`.
+- A handoff is the model-called one pydantic-ai documents, an output function (docs/output.md "Output functions",
+  `hand_off_to_sql_agent`; multi-agent-applications.md: "to hand off control to another agent completely ... use an
+  output function"): `ToolOutput(fn, name="transfer_to_<name>")` in the desk's `output_type`; `fn` runs the delegate on
+  `ctx.messages[:-1]` (the docs' example) and its result is the run's output. A paused delegate's
+  `DeferredToolRequests` thus ends the run; the adapter keeps whose run it is (`_HandedOver`: pydantic-ai keeps no
+  run), the state is that delegate's JSON history plus its name, and the resume is that delegate's own
+  `agent.run(message_history=..., deferred_tool_results=...)`, the desk not run again (`kind="emulated"`: which agent
+  to resume is the adapter's record). In a streamed leg the delegates' runs stream too (`run_stream_events`).
+
 Offline: no logfire; the agent's `instrument` is set to False explicitly (it is off by default and
 `logfire_api` is the no-op shim); no price updates are started; the model client is pydantic-ai's
 `OpenAIChatModel` (Chat Completions) pointed at the harness's loopback base URL.
@@ -229,6 +254,44 @@ class PydanticAIAdapter:
                 ),
             ),
             Channel(
+                name="nested",
+                kind="emulated",
+                mechanism=(
+                    "pydantic-ai's 'agent delegation' (docs/multi-agent-applications.md): a Tool of the desk named after "
+                    "the delegate whose body runs delegate.run(task, usage=ctx.usage). pydantic-ai does not carry a "
+                    "delegate's DeferredToolRequests to the parent (issue #3527; #4302 open; not in the 2.68 docs), so "
+                    "the adapter forwards it by hand, the pattern of #3274 / PR #7036: the body raises "
+                    "ApprovalRequired(metadata={delegate's message history JSON, its held calls}), the desk's run ends "
+                    "with that call in DeferredToolRequests.approvals; resume = the desk's agent.run(message_history=..., "
+                    "deferred_tool_results=DeferredToolResults(approvals={desk call id: True}, metadata={desk call id: "
+                    "{..., human's verdicts}})), pydantic-ai calls the body again (ctx.tool_call_approved, "
+                    "ctx.tool_call_metadata), which runs the delegate on its history with DeferredToolResults(approvals="
+                    "{call id: True | ToolApproved(override_args) | ToolDenied(message)})"
+                ),
+                carries=Capabilities(
+                    deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+                    notes="the delegate's own gate: ToolDenied.message is the held call's result in the delegate's "
+                          "run; ToolApproved(override_args=...) runs it as edited; ToolApproved has no note field",
+                ),
+            ),
+            Channel(
+                name="handoff",
+                kind="emulated",
+                mechanism=(
+                    "the model-called handoff pydantic-ai documents, an output function (docs/output.md 'Output "
+                    "functions', hand_off_to_sql_agent; multi-agent-applications.md: 'to hand off control to another "
+                    "agent completely ... use an output function'): ToolOutput(fn, name='transfer_to_<name>'), fn runs "
+                    "delegate.run(message_history=ctx.messages[:-1]) and its output is the run's output. A paused "
+                    "delegate's DeferredToolRequests is that output; which agent's run paused is kept by the adapter "
+                    "(not by pydantic-ai, which keeps no run), and the resume is that delegate's agent.run("
+                    "message_history=its all_messages, deferred_tool_results=DeferredToolResults(approvals=...))"
+                ),
+                carries=Capabilities(
+                    deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+                    notes="the delegate's own tool gate, as tool_gate",
+                ),
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism=(
@@ -245,6 +308,9 @@ class PydanticAIAdapter:
         # The agent is built once per instance; its tools call the tool box of the leg that runs (a resumed
         # leg's tool box is its own: the harness may hold or fault its calls), pointed at it by each leg.
         self._leg_tools = LegTools()
+        # delegation: the leg's context the delegates' runs stream to, and the delegates' agents by name
+        self._ctx: Any = None
+        self._delegates: dict[str, Any] = {}
 
     async def aclose(self) -> None:
         if self._provider is not None:
@@ -325,20 +391,103 @@ class PydanticAIAdapter:
                              http_client=async_client())
         self._provider = OpenAIProvider(openai_client=client)
         model = OpenAIChatModel(ctx.model.name, provider=self._provider)
-        agent = Agent(
-            model,
-            instructions=ctx.instructions,
-            output_type=[str, DeferredToolRequests],
-            tools=[harness_tool(s) for s in ctx.tools.specs],
-            **self._agent_options(ctx),
-        )
+        if ctx.agents:  # delegation: the desk and its delegates (only when the arena gives agents)
+            agent = self._build_delegation(ctx, model, harness_tool)
+        else:
+            agent = Agent(
+                model,
+                instructions=ctx.instructions,
+                output_type=[str, DeferredToolRequests],
+                tools=[harness_tool(s) for s in ctx.tools.specs],
+                **self._agent_options(ctx),
+            )
         agent.instrument = False  # no OpenTelemetry / logfire spans, whatever the global default
         self._agent = agent
         return agent
 
+    def _build_delegation(self, ctx: LegContext, model: Any, harness_tool: Any) -> Any:
+        """The run's agent (the desk) and one pydantic-ai `Agent` per delegate, each with the harness tools it holds
+        (its gated ones `requires_approval=True`, as in a single-agent run).
+
+        A delegate called as a tool is pydantic-ai's "agent delegation" (docs/multi-agent-applications.md): a tool of
+        the desk, named after the delegate, whose body runs `delegate.run(task, usage=ctx.usage)` and returns its
+        output. pydantic-ai does not carry a delegate's `DeferredToolRequests` to the parent (issue #3527; #4302 open),
+        so the body forwards it by hand, the pattern of #3274 / PR #7036: it raises `ApprovalRequired(metadata=...)`
+        holding the delegate's message history (JSON) and its held calls, which ends the desk's run with that call in
+        `DeferredToolRequests.approvals`. Resumed with the desk's call approved and the human's verdicts in
+        `DeferredToolResults.metadata`, pydantic-ai calls the body again (`ctx.tool_call_approved`), which runs the
+        delegate on its own history with its own `DeferredToolResults`.
+
+        A handoff is an output function (docs/output.md, "Output functions"; multi-agent-applications.md: "to hand
+        off control to another agent completely ... use an output function"): `ToolOutput(fn,
+        name='transfer_to_<name>')`, which the model calls; `fn` runs the delegate on `ctx.messages[:-1]` (the docs'
+        example) and its output is the run's. A paused delegate's `DeferredToolRequests` is that output; the adapter
+        keeps which agent it was (`_HandedOver`), and the resume runs that delegate on its own history."""
+        from pydantic_ai import Agent, ApprovalRequired, DeferredToolRequests, RunContext, Tool, ToolOutput
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        delegates: dict[str, Any] = {}
+        for spec in ctx.agents:
+            inner = Agent(model, name=spec.name, instructions=spec.instructions,
+                          output_type=[str, DeferredToolRequests],
+                          tools=[harness_tool(s) for s in ctx.own_tools(spec.name)])
+            inner.instrument = False
+            delegates[spec.name] = inner
+        self._delegates = delegates
+
+        def as_tool(name: str, description: str) -> Any:
+            inner = delegates[name]
+
+            async def delegate(run: RunContext, input: str) -> str:  # noqa: A002 (the task, the tool's one argument)
+                held = run.tool_call_metadata if run.tool_call_approved else None
+                if isinstance(held, dict) and "messages" in held:  # resumed: the delegate goes on where it stopped
+                    result = await self._run(inner, self._ctx, usage=run.usage,
+                                             message_history=ModelMessagesTypeAdapter.validate_json(held["messages"]),
+                                             deferred_tool_results=_verdicts(held))
+                else:
+                    result = await self._run(inner, self._ctx, user_prompt=input, usage=run.usage)
+                output = result.output
+                if isinstance(output, DeferredToolRequests):  # forwarded to the desk's run by hand (#3527)
+                    raise ApprovalRequired(metadata={
+                        "agent": name, "messages": result.all_messages_json().decode(),
+                        "calls": [{"tool": c.tool_name, "args": c.args_as_dict(), "call_id": c.tool_call_id,
+                                   "kind": _kind(output, c.tool_call_id)} for c in [*output.calls, *output.approvals]],
+                    })
+                return output if isinstance(output, str) else str(output)
+
+            task = {"type": "object", "properties": {"input": {"type": "string", "description": "the task"}},
+                    "required": ["input"]}
+            return Tool.from_schema(delegate, name=name, description=description, json_schema=task, takes_ctx=True)
+
+        def handoff(name: str, description: str) -> Any:
+            inner = delegates[name]
+
+            async def transfer(run: RunContext) -> Any:
+                # the docs' example: drop the final message, the output tool call, and run the delegate on the rest
+                result = await self._run(inner, self._ctx, message_history=run.messages[:-1], usage=run.usage)
+                return _HandedOver(name, result)
+
+            # this module's annotations are strings (`from __future__ import annotations`) and RunContext is imported
+            # here, not at module level: pydantic-ai reads the signature to see that the function takes the context
+            transfer.__annotations__ = {"run": RunContext, "return": Any}
+
+            return ToolOutput(transfer, name=f"transfer_to_{name}",
+                              description=f"Hand the conversation over to {name}: {description}")
+
+        return Agent(
+            model,
+            instructions=ctx.instructions,
+            output_type=[str, DeferredToolRequests,
+                         *(handoff(a.name, a.description) for a in ctx.agents if a.via == "handoff")],
+            tools=[*(harness_tool(s) for s in ctx.own_tools(None)),
+                   *(as_tool(a.name, a.description) for a in ctx.agents if a.via == "tool")],
+            **self._agent_options(ctx),
+        )
+
     # -- legs ------------------------------------------------------------------------------------
 
     async def start(self, ctx: LegContext) -> LegResult:
+        self._ctx = ctx
         agent = self._build(ctx)
         result = await self._run(agent, ctx, user_prompt=ctx.item.input)
         return self._outcome(result, ctx)
@@ -352,17 +501,25 @@ class PydanticAIAdapter:
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
+        self._ctx = ctx
         agent = self._build(ctx)
+        # a delegate the run was handed over to paused: the run goes on as that delegate's, on its own history
+        handed = state.get("agent") if state.get("kind") != "nested" else None
+        if handed is not None:
+            agent = self._delegates[handed]
         history = ModelMessagesTypeAdapter.validate_json(state["messages"])
         prompt = _prompt(state, decision)
         if _is_message(decision):  # a new user message instead of a decision (the `message` channel)
             result = await self._run(agent, ctx, user_prompt=prompt, message_history=_for_new_prompt(history))
-            return self._outcome(result, ctx)
-        results = self._deferred_results(state, decision)
+            return self._outcome(result, ctx, handed)
+        if state.get("kind") == "nested":  # delegates called as tools wait: the desk's calls of them resume them
+            results = _nested_results(state, decision)
+        else:
+            results = self._deferred_results(state, decision)
         # input added while paused: the new user prompt pydantic-ai takes alongside the deferred results
         extra = {} if prompt is None else {"user_prompt": prompt}
         result = await self._run(agent, ctx, message_history=history, deferred_tool_results=results, **extra)
-        return self._outcome(result, ctx)
+        return self._outcome(result, ctx, handed)
 
     @staticmethod
     async def _run(agent: Any, ctx: LegContext, **run: Any) -> Any:
@@ -426,12 +583,51 @@ class PydanticAIAdapter:
             results = DeferredToolResults(calls={call_id: decision.as_text()})
         return results
 
-    def _outcome(self, result: Any, ctx: LegContext) -> LegResult:
+    def _outcome(self, result: Any, ctx: LegContext, agent: str | None = None) -> LegResult:
+        """How the run ended. `agent`: the delegate whose run it is (after a handoff), named in its pending calls."""
         from pydantic_ai import DeferredToolRequests
 
         output = result.output
+        if isinstance(output, _HandedOver):  # the desk handed the run over: its outcome is the delegate's run's
+            return self._outcome(output.result, ctx, output.agent)
         if not isinstance(output, DeferredToolRequests):
             return LegResult.finished(output if isinstance(output, str) else str(output))
+        if ctx.agents and agent is None:
+            nested = self._nested(result, output, ctx)
+            if nested is not None:
+                return nested
+        if agent is not None:
+            paused = self._paused(result, output, ctx)
+            if paused.status == "suspended":  # the delegate's own pause: its calls name it, its history is the state
+                paused.state["agent"] = agent
+                calls = [p.model_copy(update={"agent": agent}) for p in paused.all_pending]
+                return LegResult.suspended(calls, paused.state)
+            return paused
+        return self._paused(result, output, ctx)
+
+    @staticmethod
+    def _nested(result: Any, output: Any, ctx: LegContext) -> LegResult | None:
+        """The desk's run ended on its calls of delegates (agents called as tools) that forwarded their held calls
+        (`ApprovalRequired` metadata): one pause holding every delegate's held call. Each pending call's agent is the
+        delegate whose tool call pydantic-ai holds (`DeferredToolRequests.approvals[i].tool_name`, the delegate's
+        name). None when the desk's run ended on something else."""
+        delegated = {a.name for a in ctx.agents if a.via == "tool"}
+        calls = [c for c in output.approvals if c.tool_name in delegated]
+        if not calls:
+            return None
+        others = [c.tool_name for c in [*output.calls, *output.approvals] if c not in calls]
+        held = {c.tool_call_id: (output.metadata or {}).get(c.tool_call_id) for c in calls}
+        if others or any(not isinstance(m, dict) or not m.get("calls") for m in held.values()):
+            names = [c.tool_name for c in [*output.calls, *output.approvals]]
+            return LegResult.errored(f"run ended with unexpected deferred tool requests: {names}")
+        pending = [PendingRequest(tool=i["tool"], args=i["args"], call_id=i["call_id"], agent=c.tool_name)
+                   for c in calls for i in held[c.tool_call_id]["calls"]]
+        state = {"messages": result.all_messages_json().decode(), "kind": "nested", "call_id": pending[0].call_id,
+                 "delegated": held}
+        return LegResult.suspended(pending, state)
+
+    def _paused(self, result: Any, output: Any, ctx: LegContext) -> LegResult:
+        """A run that ended with its own deferred calls (a single agent's, or a delegate's after a handoff)."""
         approval_tools = {s.name for s in ctx.tools.specs if s.kind is ToolKind.approval}
         gated = set(ctx.gated_tools)
         questions = [c for c in output.calls if c.tool_name in approval_tools and _kind(output, c.tool_call_id) == "question"]
@@ -459,6 +655,67 @@ class PydanticAIAdapter:
             args = {**args, "amount": shown["amount"]}
         pending = PendingRequest(tool=call.tool_name, args=args, call_id=call.tool_call_id)
         return LegResult.suspended(pending, state)
+
+
+class _HandedOver:
+    """What a handoff's output function returns: the delegate the run was handed to and its run's result (its output
+    is the run's output; the adapter keeps whose run it is, to resume that delegate on its own history)."""
+
+    def __init__(self, agent: str, result: Any) -> None:
+        self.agent = agent
+        self.result = result
+
+    def __str__(self) -> str:
+        return str(self.result.output)
+
+
+def _verdict(decision: Decision | None) -> dict[str, Any] | None:
+    """A human's decision on one of a delegate's held calls, as JSON (it travels in `DeferredToolResults.metadata`)."""
+    if decision is None:
+        return None
+    return {"kind": decision.kind.value, "approved": decision.approved, "text": decision.as_text(),
+            "args": decision.args if decision.kind is DecisionKind.edit else None}
+
+
+def _nested_results(state: dict[str, Any], decision: Decision | DecisionSet) -> Any:
+    """The desk's `DeferredToolResults` at a pause inside delegates: each desk call of a delegate approved (the glue that
+    makes pydantic-ai call the delegating tool again), with the human's verdicts on that delegate's own held calls in
+    `metadata[desk call id]`, which the tool reads as `ctx.tool_call_metadata`. A held call the decisions leave out
+    gets no verdict (what pydantic-ai then does with the delegate's run is what the arena records)."""
+    from pydantic_ai import DeferredToolResults
+
+    approvals: dict[str, Any] = {}
+    metadata: dict[str, dict[str, Any]] = {}
+    for outer, held in state["delegated"].items():
+        verdicts = {}
+        for call in held["calls"]:
+            mine = decision.for_call(call["call_id"]) if isinstance(decision, DecisionSet) else decision
+            if mine is not None:
+                verdicts[call["call_id"]] = _verdict(mine)
+        approvals[outer] = True
+        metadata[outer] = {**held, "decisions": verdicts}
+    return DeferredToolResults(approvals=approvals, metadata=metadata)
+
+
+def _verdicts(held: dict[str, Any]) -> Any:
+    """A delegate's own `DeferredToolResults` from the verdicts its delegating call carried: a gated call approved
+    (`True`, or `ToolApproved(override_args=...)` for an edit) or `ToolDenied(message=decision text)`; an approval
+    tool's question (a deferred call) answered with the decision text."""
+    from pydantic_ai import DeferredToolResults, ToolApproved, ToolDenied
+
+    approvals: dict[str, Any] = {}
+    calls: dict[str, Any] = {}
+    kinds = {c["call_id"]: c.get("kind", "approval") for c in held["calls"]}
+    for call_id, v in (held.get("decisions") or {}).items():
+        if kinds.get(call_id) == "question":
+            calls[call_id] = v["text"] if v is not None else None
+        elif v is None or v["kind"] == DecisionKind.null.value:
+            approvals[call_id] = None
+        elif v["args"] is not None:
+            approvals[call_id] = ToolApproved(override_args=v["args"])
+        else:
+            approvals[call_id] = True if v["approved"] else ToolDenied(message=v["text"])
+    return DeferredToolResults(approvals=approvals, calls=calls)
 
 
 def _is_message(decision: Decision | DecisionSet) -> bool:

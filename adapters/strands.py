@@ -92,6 +92,32 @@ session store holds (strands keeps the latest state only: once the resumed leg g
 refuses the interrupt responses, "agent is not in interrupt state"); `continue` invokes the restored agent with
 no prompt (`continue_run`). Tools get strands' `toolUseId` as their call id.
 
+Delegation (`ctx.agents`, the delegation arena; nothing of it runs elsewhere). Each delegate is a strands Agent of
+its own (its instructions, the tools it holds, the same gate hook, no session manager), named after its AgentSpec.
+- `nested` (via tool): strands' agents as tools, `delegate.as_tool(name=, description=)` in the desk's `tools`
+  (`strands.agent._agent_as_tool._AgentAsTool`, preserve_context=False: the delegate starts from its initial state on
+  each call; its tool takes one `input` string). A delegate's gated call interrupts in the delegate's own
+  BeforeToolCallEvent hook; `_AgentAsTool.stream` propagates it to the desk as a ToolInterruptEvent, renamed
+  `v1:agent_as_tool:<desk toolUseId>:<inner id>`, and stores the delegate's interrupted turn
+  (`take_snapshot(preset="session")`: messages, state, interrupt state) in the desk's interrupt state
+  (`context["sub_agent_interrupted_turns"]`), which the desk's FileSessionManager writes to its agent.json. The
+  desk's `result.interrupts` holds every delegate's interrupt of the turn (both delegates of del-10..12 run
+  concurrently, each to its own gate). A resume invokes the desk with the interruptResponse's under those ids;
+  strands re-runs the desk's interrupted agent-tool calls, each reloads its delegate's turn and forwards it its own
+  responses (prefix stripped), so the delegate's hook gets the decision and its loop goes on from the held call.
+- `handoff` (via handoff): strands' `strands.multiagent.Swarm(nodes=[desk, *delegates], entry_point=desk,
+  session_manager=FileSessionManager(...))`. The desk hands off by Swarm's handoff tool; the next node gets the
+  Swarm's context text (the user's request, the handoff message), not the desk's messages. A node's gated call
+  interrupts in its hook; the Swarm stops INTERRUPTED with `result.interrupts`, keeping the node's messages and
+  interrupt state in its own interrupt state (`multi_agent.json`, written by the session manager); a resume
+  invokes the Swarm with the responses, which resumes that node. The handoff tool is strands' own
+  `handoff_to_agent(agent_name, message, context)`.
+- The pause names the delegate (`PendingRequest.agent`) by `event.agent.name` of the BeforeToolCallEvent that raised
+  the interrupt (the delegate's strands Agent), carried in the interrupt's reason. The leg's state is as elsewhere
+  (session id, storage directory, interrupt ids): a new process rebuilds the desk (or the Swarm) on the same
+  session and resumes (del-13..16). A streamed leg unwraps the delegates' own events (`tool_stream_event` of an
+  agent tool, `multiagent_node_stream` of a Swarm node) and tells them like the desk's.
+
 Offline: `model=` is always passed (an `Agent()` without one builds a BedrockModel, whose boto3 session
 contacts the EC2 metadata service), `AWS_EC2_METADATA_DISABLED=true` as a backstop, `OTEL_SDK_DISABLED=true`
 (strands' tracer only uses the global OpenTelemetry provider, a no-op unless someone installs one; nothing is
@@ -107,6 +133,7 @@ from typing import Any
 
 from arena.for_adapters import (
     AdapterInfo,
+    AgentSpec,
     Capabilities,
     Channel,
     Decision,
@@ -125,6 +152,7 @@ AGENT_ID = "arena"
 SESSIONS = "strands"  # the session store's directory, under the item's work directory
 ASK, GATE, BODY = "arena:request_approval", "arena:approve_tool", "arena:body_pause"
 TRUSTED = "arena:trusted_tools"  # agent.state key: the gated tools an "always" approval trusts for the session
+DESK = "travel_desk"  # the desk's node name in a handoff Swarm
 NOTES = "arena:notes"  # agent.state key: input added while the run was paused (add_input), folded into model calls
 
 
@@ -241,6 +269,30 @@ class StrandsAdapter:
                 ),
             ),
             Channel(
+                name="nested",
+                kind="native",
+                mechanism=(
+                    "agents as tools: each delegate is a strands Agent (its own BeforeToolCallEvent gate hook) given "
+                    "to the desk as delegate.as_tool(name=, description=) (strands.agent._agent_as_tool._AgentAsTool, "
+                    "preserve_context=False); the delegate's interrupt propagates to the desk's result.interrupts as "
+                    "a ToolInterruptEvent (ids 'v1:agent_as_tool:<desk toolUseId>:<inner id>'), its interrupted turn "
+                    "(take_snapshot(preset='session')) kept in the desk's interrupt state, which the desk's "
+                    "FileSessionManager persists; resume: desk([{'interruptResponse': ...}]), strands reloads the "
+                    "delegate's turn and forwards it the responses"
+                ),
+            ),
+            Channel(
+                name="handoff",
+                kind="native",
+                mechanism=(
+                    "strands.multiagent.Swarm(nodes=[desk, *delegates], entry_point=desk, session_manager="
+                    "FileSessionManager): a node's gated call interrupts in its BeforeToolCallEvent hook, the Swarm "
+                    "stops INTERRUPTED with result.interrupts (the node's messages and interrupt state in the Swarm's "
+                    "interrupt state, persisted in multi_agent.json); resume: swarm(interruptResponse list); the desk "
+                    "hands off by the Swarm's own handoff_to_agent(agent_name, message, context) tool"
+                ),
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism=(
@@ -263,59 +315,39 @@ class StrandsAdapter:
 
     # -- construction ----------------------------------------------------------------------------
 
-    def _agent(self, ctx: LegContext, session_id: str, storage_dir: str, manager: Any = None) -> Any:
-        """A new strands Agent on the item's session: a resume restores messages, agent state and interrupt state
-        from it (`manager`: the session manager to use, a new FileSessionManager on the session if None)."""
-        strands = _import()
+    def _model(self, ctx: LegContext) -> Any:
+        """A strands OpenAIModel on the harness endpoint (one shared AsyncOpenAI client)."""
+        _import()
         from openai import AsyncOpenAI
-        from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
         from strands.models.openai import OpenAIModel
-        from strands.session.file_session_manager import FileSessionManager
-        from strands.vended_plugins.context_injector import ContextInjector
 
         if self._client is None:
             # No client retries (the openai client's default is 2), as for every adapter.
             self._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
                                        http_client=async_client())
-        model = OpenAIModel(client=self._client, model_id=ctx.model.name)
-        gated = set(ctx.gated_tools) - {s.name for s in ctx.body_pause_tools}
+        return OpenAIModel(client=self._client, model_id=ctx.model.name)
 
-        class Gate(HookProvider):
-            """strands' documented approval hook: interrupt before a gated tool runs."""
+    def _agent(self, ctx: LegContext, session_id: str, storage_dir: str, manager: Any = None) -> Any:
+        """A new strands Agent on the item's session: a resume restores messages, agent state and interrupt state
+        from it (`manager`: the session manager to use, a new FileSessionManager on the session if None). With
+        delegates called as tools (`ctx.agents`, via tool), the agent is the desk, holding each delegate as
+        `Agent.as_tool(...)`."""
+        strands = _import()
+        from strands.session.file_session_manager import FileSessionManager
+        from strands.vended_plugins.context_injector import ContextInjector
 
-            def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
-                registry.add_callback(BeforeToolCallEvent, self.approve)
-
-            def approve(self, event: Any) -> None:
-                use = event.tool_use
-                if use["name"] not in gated:
-                    return
-                # (t)rust, strands docs "Interrupts", Session Management: a tool trusted in the session's agent.state
-                # runs without an interrupt; checked before interrupting, as there (and in the vended
-                # HumanInTheLoop(enable_trust=True), `_requires_approval`)
-                trusted = list(event.agent.state.get(TRUSTED) or [])
-                if use["name"] in trusted:
-                    return
-                response = event.interrupt(GATE, reason={"kind": "gate", "tool": use["name"],
-                                                         "args": dict(use.get("input") or {}),
-                                                         "call_id": use["toolUseId"]})
-                decision = _decision(response)
-                if decision.always and decision.kind is DecisionKind.approve:
-                    # trust: approves this call and records the tool in agent.state (session-persisted); strands
-                    # has no "reject always", so a deny marked always is this call's denial alone
-                    event.agent.state.set(TRUSTED, [*trusted, use["name"]])
-                if decision.kind is DecisionKind.edit and decision.args is not None:
-                    event.tool_use = {**use, "input": dict(decision.args)}
-                elif not decision.approved:
-                    event.cancel_tool = decision.as_text()
-
-        tools = [self._tool(strands, spec, ctx) for spec in ctx.tools.specs]
+        if ctx.agents:
+            tools = [self._tool(strands, spec, ctx) for spec in ctx.own_tools(None)]
+            tools += [self._delegate(ctx, a).as_tool(name=a.name, description=a.description)
+                      for a in ctx.agents if a.via == "tool"]
+        else:
+            tools = [self._tool(strands, spec, ctx) for spec in ctx.tools.specs]
         os.makedirs(storage_dir, exist_ok=True)
         return strands.Agent(
-            model=model,  # always: without it strands builds a BedrockModel (boto3, EC2 metadata)
+            model=self._model(ctx),  # always: without it strands builds a BedrockModel (boto3, EC2 metadata)
             tools=tools,
             system_prompt=ctx.instructions,
-            hooks=[Gate()],
+            hooks=[_gate(ctx)],
             # input added while paused (add_input, agent.state[NOTES]) folded into every model call's latest user
             # message; "everyTurn": after a resume that latest message holds the held call's toolResult
             plugins=[ContextInjector(_notes, name="arena:notes", trigger="everyTurn")],
@@ -323,6 +355,45 @@ class StrandsAdapter:
             agent_id=AGENT_ID,
             callback_handler=None,  # no printing of the streamed text
         )
+
+    def _delegate(self, ctx: LegContext, spec: AgentSpec, name: str | None = None) -> Any:
+        """A delegate (`AgentSpec`) as a strands Agent: its instructions, the tools it holds, the same gate hook
+        (its gated calls interrupt in its own BeforeToolCallEvent). No session manager: strands refuses one on an
+        `as_tool()` agent that does not preserve its context, and on a Swarm node; the caller (the desk's session,
+        the Swarm's) keeps its interrupted turn."""
+        strands = _import()
+        return strands.Agent(
+            model=self._model(ctx),
+            tools=[self._tool(strands, s, ctx) for s in ctx.own_tools(spec.name)],
+            system_prompt=spec.instructions,
+            hooks=[_gate(ctx)],
+            name=name or spec.name,
+            description=spec.description,
+            callback_handler=None,
+        )
+
+    def _swarm(self, ctx: LegContext, session_id: str, storage_dir: str) -> Any:
+        """The handoff run: a `strands.multiagent.Swarm` of the desk (its entry point) and the delegates it hands
+        off to, persisted by a FileSessionManager on the Swarm (strands' multi-agent session: `multi_agent.json`
+        holds the Swarm's state and its interrupt state, with the interrupted node's messages and interrupt
+        state)."""
+        strands = _import()
+        from strands.multiagent.swarm import Swarm
+        from strands.session.file_session_manager import FileSessionManager
+
+        desk = strands.Agent(model=self._model(ctx), tools=[self._tool(strands, s, ctx) for s in ctx.own_tools(None)],
+                             system_prompt=ctx.instructions, hooks=[_gate(ctx)], name=DESK,
+                             description="The travel desk", callback_handler=None)
+        nodes = [desk, *(self._delegate(ctx, a) for a in ctx.agents if a.via == "handoff")]
+        os.makedirs(storage_dir, exist_ok=True)
+        return Swarm(nodes, entry_point=desk, id=AGENT_ID,
+                            session_manager=FileSessionManager(session_id=session_id, storage_dir=storage_dir))
+
+    def _runner(self, ctx: LegContext, session_id: str, storage_dir: str) -> Any:
+        """What a leg invokes: the Swarm when the desk hands off, else the (desk) agent."""
+        if any(a.via == "handoff" for a in ctx.agents):
+            return self._swarm(ctx, session_id, storage_dir)
+        return self._agent(ctx, session_id, storage_dir)
 
     @staticmethod
     def _tool(strands: Any, spec: ToolSpec, ctx: LegContext) -> Any:
@@ -369,8 +440,8 @@ class StrandsAdapter:
     async def start(self, ctx: LegContext) -> LegResult:
         session_id = f"arena-{uuid.uuid4().hex}"
         storage_dir = os.path.join(ctx.workdir, SESSIONS)
-        agent = self._agent(ctx, session_id, storage_dir)
-        result = await _invoke(agent, ctx, ctx.item.input)
+        runner = self._runner(ctx, session_id, storage_dir)
+        result = await _invoke(runner, ctx, ctx.item.input)
         return self._outcome(result, session_id, storage_dir)
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
@@ -388,8 +459,8 @@ class StrandsAdapter:
         responses = [{"interruptResponse": {"interruptId": iid,
                                             "response": _response(held.get(iid, {}).get("kind"), d)}}
                      for iid, d in pairs]
-        agent = self._agent(ctx, session_id, storage_dir)
-        result = await _invoke(agent, ctx, responses)
+        runner = self._runner(ctx, session_id, storage_dir)
+        result = await _invoke(runner, ctx, responses)
         return self._outcome(result, session_id, storage_dir)
 
     async def _message(self, state: dict[str, Any], message: Decision, ctx: LegContext) -> LegResult:
@@ -399,9 +470,9 @@ class StrandsAdapter:
         interruptResponse's and raises on anything else (`_InterruptState.resume`, "must resume from interrupt
         with list of interruptResponse's"); that refusal is the leg's error, the session left as it was."""
         session_id, storage_dir = state["session_id"], state["storage_dir"]
-        agent = self._agent(ctx, session_id, storage_dir)
+        runner = self._runner(ctx, session_id, storage_dir)
         try:
-            result = await _invoke(agent, ctx, message.text)
+            result = await _invoke(runner, ctx, message.text)
         except Exception as exc:  # strands refused the message: a measured outcome, not the adapter's fault
             return LegResult.errored(f"{type(exc).__name__}: {exc}")
         return self._outcome(result, session_id, storage_dir)
@@ -428,13 +499,23 @@ class StrandsAdapter:
         and interrupt state it persisted) invoked with no prompt, `agent()`, the recovery strands' maintainers name
         for a session whose last message is a toolUse (strands-agents/sdk-python#1111); no decision is given."""
         session_id, storage_dir = state["session_id"], state["storage_dir"]
-        agent = self._agent(ctx, session_id, storage_dir)
-        result = await _invoke(agent, ctx)
+        runner = self._runner(ctx, session_id, storage_dir)
+        result = await _invoke(runner, ctx)
         return self._outcome(result, session_id, storage_dir)
 
     @staticmethod
     def _outcome(result: Any, session_id: str, storage_dir: str) -> LegResult:
-        if result.stop_reason != "interrupt":
+        """How the leg ended, from the AgentResult (or, a handoff run, the SwarmResult: status INTERRUPTED with
+        its interrupts, or its last node's AgentResult)."""
+        swarm = hasattr(result, "node_history")  # a SwarmResult
+        if swarm and result.status.value != "interrupted":
+            last = result.node_history[-1].node_id if result.node_history else None
+            node = result.results.get(last) if last is not None else None
+            if result.status.value != "completed" or node is None:
+                ended = f"the swarm ended {result.status.value}: {getattr(node, 'result', None)!r}"
+                return LegResult.errored(ended[:500])
+            result, swarm = node.result, False  # the last node's AgentResult
+        if not swarm and result.stop_reason != "interrupt":
             content = (result.message or {}).get("content") or []
             return LegResult.finished("".join(b["text"] for b in content if isinstance(b, dict) and "text" in b))
         interrupts = list(result.interrupts or [])
@@ -447,7 +528,8 @@ class StrandsAdapter:
             args = dict(i.reason["args"])
             if i.reason["kind"] == "body" and i.reason.get("amount") is not None:  # what the paused body will charge
                 args["amount"] = i.reason["amount"]
-            pending.append(PendingRequest(tool=i.reason["tool"], args=args, call_id=i.reason["call_id"]))
+            pending.append(PendingRequest(tool=i.reason["tool"], args=args, call_id=i.reason["call_id"],
+                                          agent=i.reason.get("agent")))
         state = {"session_id": session_id, "storage_dir": storage_dir,
                  "interrupts": {i.id: {"kind": i.reason["kind"], "call_id": i.reason["call_id"]} for i in mine}}
         return LegResult.suspended(pending if len(pending) > 1 else pending[0], state)
@@ -459,7 +541,9 @@ async def _invoke(agent: Any, ctx: LegContext, *prompt: Any) -> Any:
     if not ctx.stream:
         return await agent.invoke_async(*prompt)
     # a call made in an earlier leg: a resumed stream replays its toolUse without a 'message' event
-    names = _tool_names(agent.messages)
+    names = _tool_names(agent.messages) if hasattr(agent, "messages") else {}
+    if ctx.agents:  # a delegate's held call: in the interrupted turn its caller keeps (the desk's, the Swarm's)
+        names.update(_held_names(agent._interrupt_state.to_dict()))
     event: dict[str, Any] = {}
     async for event in agent.stream_async(*prompt):
         _tell(event, names, ctx)
@@ -468,7 +552,16 @@ async def _invoke(agent: Any, ctx: LegContext, *prompt: Any) -> Any:
 
 def _tell(event: dict[str, Any], names: dict[str, str], ctx: LegContext) -> None:
     """Hand over what one event of `stream_async` tells: the model's message (its toolUse blocks), the tools'
-    results message (each toolResult, named by its toolUse), an interrupted tool (the pause)."""
+    results message (each toolResult, named by its toolUse), an interrupted tool (the pause). A delegate's own
+    events come wrapped: an `as_tool()` agent's in its caller's `tool_stream_event` (AgentAsToolStreamEvent), a
+    Swarm node's in `multiagent_node_stream`; what they tell is told the same way."""
+    inner = event.get("tool_stream_event")
+    if isinstance(inner, dict) and isinstance(inner.get("data"), dict):
+        _tell(inner["data"], names, ctx)
+        return
+    if event.get("type") == "multiagent_node_stream" and isinstance(event.get("event"), dict):
+        _tell(event["event"], names, ctx)
+        return
     interrupted = event.get("tool_interrupt_event")
     if interrupted is not None:
         use = interrupted["tool_use"]
@@ -491,6 +584,64 @@ def _tool_names(messages: list[Any]) -> dict[str, str]:
     """toolUseId -> tool name, from the toolUse blocks of `messages`."""
     return {b["toolUse"]["toolUseId"]: b["toolUse"]["name"]
             for m in messages for b in m.get("content") or () if isinstance(b, dict) and "toolUse" in b}
+
+
+def _held_names(data: Any) -> dict[str, str]:
+    """toolUseId -> tool name, from every toolUse block anywhere in `data` (an interrupt state as JSON)."""
+    found: dict[str, str] = {}
+    if isinstance(data, dict):
+        use = data.get("toolUse")
+        if isinstance(use, dict) and "toolUseId" in use and "name" in use:
+            found[str(use["toolUseId"])] = str(use["name"])
+        for value in data.values():
+            found.update(_held_names(value))
+    elif isinstance(data, list):
+        for value in data:
+            found.update(_held_names(value))
+    return found
+
+
+def _gate(ctx: LegContext) -> Any:
+    """strands' documented approval hook (a HookProvider on BeforeToolCallEvent): interrupt before a gated tool
+    runs. With delegates (`ctx.agents`), the interrupt's reason also names the agent whose call it holds,
+    `event.agent.name` (the strands Agent the hook event belongs to)."""
+    from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
+
+    gated = set(ctx.gated_tools) - {s.name for s in ctx.body_pause_tools}
+    named = bool(ctx.agents)
+
+    class Gate(HookProvider):
+        """strands' documented approval hook: interrupt before a gated tool runs."""
+
+        def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+            registry.add_callback(BeforeToolCallEvent, self.approve)
+
+        def approve(self, event: Any) -> None:
+            use = event.tool_use
+            if use["name"] not in gated:
+                return
+            # (t)rust, strands docs "Interrupts", Session Management: a tool trusted in the session's agent.state
+            # runs without an interrupt; checked before interrupting, as there (and in the vended
+            # HumanInTheLoop(enable_trust=True), `_requires_approval`)
+            trusted = list(event.agent.state.get(TRUSTED) or [])
+            if use["name"] in trusted:
+                return
+            reason = {"kind": "gate", "tool": use["name"], "args": dict(use.get("input") or {}),
+                      "call_id": use["toolUseId"]}
+            if named:
+                reason["agent"] = event.agent.name
+            response = event.interrupt(GATE, reason=reason)
+            decision = _decision(response)
+            if decision.always and decision.kind is DecisionKind.approve:
+                # trust: approves this call and records the tool in agent.state (session-persisted); strands
+                # has no "reject always", so a deny marked always is this call's denial alone
+                event.agent.state.set(TRUSTED, [*trusted, use["name"]])
+            if decision.kind is DecisionKind.edit and decision.args is not None:
+                event.tool_use = {**use, "input": dict(decision.args)}
+            elif not decision.approved:
+                event.cancel_tool = decision.as_text()
+
+    return Gate()
 
 
 def _notes(context: Any) -> str | None:

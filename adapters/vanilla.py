@@ -16,6 +16,12 @@ concurrent second resume or an older pause's state is refused).
 A new message instead of a decision (interruptions) cancels what the pause held: each held call is answered
 `CANCELLED` without running, the message becomes the user's next turn, and the pause counts as resumed (a late
 approval of it is refused).
+Delegates (delegation, `ctx.agents`): the run's agent is offered one tool per delegate called as a tool (named
+after it, its task as `input`) and a `transfer_to_<name>` per delegate it hands off to. A delegate called as a tool
+runs its own loop, with its own tools, on its own transcript; a pause in it pauses the whole run, holding every
+waiting delegate's calls (each named with its agent), and the decisions resume each delegate where it stopped; its
+answer is then the tool's result. A handoff replaces the run's instructions with the delegate's and the rest of the
+run is its loop, on the same transcript.
 Nothing of this survives a process restart, which is what makes it `emulated`.
 """
 
@@ -23,15 +29,16 @@ from __future__ import annotations
 
 import threading
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 from arena.http import async_client
 from arena.tools import body as bodypause
 from arena.tools.box import parse_args
 from arena.types import (
-    AdapterInfo, Capabilities, Decision, DecisionKind, DecisionSet, LegContext, LegResult, PendingRequest, ToolKind,
-    Channel,
+    AdapterInfo, AgentSpec, Capabilities, Channel, Decision, DecisionKind, DecisionSet, LegContext, LegResult,
+    PendingRequest, ToolKind,
 )
 
 MAX_TURNS = 20
@@ -87,6 +94,11 @@ class _Paused:
     # tool -> the "always" decision that stands for its later calls (JSON, so a journal can keep it)
     always: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # input added while paused: the user's next turn after the results
+    agent: str | None = None  # whose loop paused: a delegate's (its name), or the run's own agent's (None)
+    nested: bool = False  # that delegate was called as a tool: `messages` is its own transcript, not the run's
+    # a pause inside delegates called as tools: the run's turn that called them, one entry per call of it
+    # ({"call", "agent", and "answer" once it answered, or "paused" (its _Paused as JSON) and "pending"})
+    inner: list[dict[str, Any]] = field(default_factory=list)
 
 
 class VanillaAdapter:
@@ -143,6 +155,18 @@ class VanillaAdapter:
                           "the held calls' results",
             ),
             Channel(
+                name="nested",
+                kind="emulated",
+                mechanism="a delegate called as a tool runs its own loop on its task; its gated call pauses the whole "
+                          "run, the decision resumes that loop, and its answer is the tool's result",
+            ),
+            Channel(
+                name="handoff",
+                kind="emulated",
+                mechanism="transfer_to_<name>: the delegate's instructions replace the run's and its loop goes on with "
+                          "the transcript",
+            ),
+            Channel(
                 name="stream",
                 kind="native",
                 mechanism="chat.completions.create(stream=True) read to its end, tool calls assembled from their "
@@ -178,7 +202,12 @@ class VanillaAdapter:
 
     async def resume(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         self._admit(state, decision, ctx)
+        return await self._resume(state, decision, ctx)
+
+    async def _resume(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         self._always = dict(state.always)
+        if state.inner:
+            return await self._resume_delegates(state, decision, ctx)
         if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
             return await self._interrupted(state, decision, ctx)
         for d in decision.decisions if isinstance(decision, DecisionSet) else [decision]:
@@ -195,9 +224,9 @@ class VanillaAdapter:
         if body is not None and state.prepared is not None:  # paused inside the tool's body: finish it
             result = await bodypause.finish(self._tools(ctx, paused["id"]), body, state.prepared, decision)
             ctx.told("tool_result", name, paused["id"], result)
-        elif name in ctx.gated_tools:  # a gated tool: approval lets it execute, a denial is its result
+        elif name in ctx.gated_tools:  # a gated tool: approval lets it execute (as edited), a denial is its result
             if decision.approved:
-                result = await self._run(ctx, paused)
+                result = await self._run(ctx, paused, decision.args)
             else:
                 result = self._answered(ctx, paused, decision.as_text())
         else:  # the approval tool: the decision is its result
@@ -212,7 +241,7 @@ class VanillaAdapter:
                 result = self._answered(ctx, call, "NOT EXECUTED: the approval was denied")
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         self._noted(state)
-        return await self._loop(messages, ctx)
+        return await self._loop(messages, ctx, state.agent, state.nested)
 
     def _remember(self, decision: Decision, state: _Paused) -> None:
         """An approve or deny marked `always` stands for the later calls of its tool in this run."""
@@ -253,7 +282,7 @@ class VanillaAdapter:
             state.messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         self._noted(state)
         state.messages.append({"role": "user", "content": message.text})
-        return await self._loop(state.messages, ctx)
+        return await self._loop(state.messages, ctx, state.agent, state.nested)
 
     def _persist(self, messages: list[dict[str, Any]]) -> None:
         """Called with the transcript after every step (a subclass may write it down)."""
@@ -300,23 +329,98 @@ class VanillaAdapter:
                     result = self._answered(ctx, call, decision.as_text())
             state.messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         self._noted(state)
-        return await self._loop(state.messages, ctx)
+        return await self._loop(state.messages, ctx, state.agent, state.nested)
+
+    async def _delegate(self, messages: list[dict[str, Any]], calls: list[dict[str, Any]], ctx: LegContext) -> LegResult:
+        """A turn of the run's agent that delegates. A handoff passes the run to that agent: its instructions
+        replace the run's, the transcript goes on, and the rest of the run is its loop. Each delegate called as a
+        tool runs its own loop on the task it was given, to its answer or to a pause; a pause in any of them is the
+        whole run's pause, holding every delegate's pending call."""
+        entries: list[dict[str, Any]] = []
+        for call in calls:
+            target = _delegate(call, ctx)
+            if target is not None and target.via == "handoff":
+                messages.append({"role": "tool", "tool_call_id": call["id"],
+                                 "content": self._answered(ctx, call, f"Transferred to {target.name}")})
+                for rest in calls[calls.index(call) + 1:]:
+                    messages.append({"role": "tool", "tool_call_id": rest["id"],
+                                     "content": self._answered(ctx, rest, "NOT RUN: the run was handed over")})
+                messages[0] = {"role": "system", "content": target.instructions}
+                return await self._loop(messages, ctx, target.name)
+            if target is None:
+                entries.append({"call": call, "agent": None, "answer": await self._run(ctx, call)})
+                continue
+            task = str(parse_args(call["function"]["arguments"]).get("input", ""))
+            inner = await self._loop([{"role": "system", "content": target.instructions},
+                                      {"role": "user", "content": task}], ctx, target.name, nested=True)
+            entries.append(self._entry(ctx, call, target.name, inner))
+        return await self._delegated(messages, entries, ctx)
+
+    def _entry(self, ctx: LegContext, call: dict[str, Any], agent: str, result: LegResult) -> dict[str, Any]:
+        """How a delegate called as a tool stands: answered (its final text, or its error, is the tool's result), or
+        paused (its paused loop, as JSON, and the calls it waits on)."""
+        if result.status == "suspended":
+            return {"call": call, "agent": agent, "paused": asdict(result.state),
+                    "pending": [p.model_dump() for p in result.all_pending]}
+        answer = result.final_text or "" if result.status == "finished" else f"ERROR: {result.error}"
+        return {"call": call, "agent": agent, "answer": self._answered(ctx, call, answer)}
+
+    async def _delegated(self, messages: list[dict[str, Any]], entries: list[dict[str, Any]],
+                         ctx: LegContext) -> LegResult:
+        """The run pauses while any delegate waits; once every one answered, their answers are the results of the
+        run's turn and its loop goes on."""
+        waiting = [e for e in entries if "paused" in e]
+        if waiting:
+            pending = [PendingRequest.model_validate({**p, "agent": e["agent"]}) for e in waiting for p in e["pending"]]
+            return LegResult.suspended(pending, _Paused(messages, waiting[0]["call"], inner=entries,
+                                                        always=dict(self._always)))
+        messages.extend({"role": "tool", "tool_call_id": e["call"]["id"], "content": e["answer"]} for e in entries)
+        return await self._loop(messages, ctx)
+
+    async def _resume_delegates(self, state: _Paused, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        """Each waiting delegate resumes with the decisions for its own calls, where its loop paused."""
+        entries = list(state.inner)
+        waiting = [i for i, e in enumerate(entries) if "paused" in e]
+        if isinstance(decision, Decision) and sum(len(entries[i]["pending"]) for i in waiting) > 1:
+            raise ValueError("this pause holds several delegates' calls: resume with a decision for each")
+        for i in waiting:
+            entry = entries[i]
+            inner = _Paused(**entry["paused"])
+            if isinstance(decision, DecisionSet):
+                ids = {p["call_id"] for p in entry["pending"]}
+                own = [d for d in decision.decisions if d.call_id in ids]
+                mine: Decision | DecisionSet = own[0] if len(own) == 1 and not inner.turn else DecisionSet(decisions=own)
+            else:
+                mine = decision
+            entries[i] = self._entry(ctx, entry["call"], entry["agent"], await self._resume(inner, mine, ctx))
+        return await self._delegated(state.messages, entries, ctx)
 
     @staticmethod
     def _pause_call(calls: list[dict[str, Any]], pause_names: set[str]) -> dict[str, Any] | None:
         """The call of a turn that must pause the run (whatever its position in the turn), if any."""
         return next((c for c in calls if c["function"]["name"] in pause_names), None)
 
-    async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext) -> LegResult:
+    async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext, agent: str | None = None,
+                    nested: bool = False) -> LegResult:
+        """One agent's loop: the run's own (`agent` None) or a delegate's, with the tools it holds; `nested`, a
+        delegate called as a tool, on its own transcript (the run's is persisted, not this one)."""
         client = self._openai(ctx)
-        pause_names = {s.name for s in ctx.tools.specs
-                       if s.kind is ToolKind.approval or s.requires_approval or s.body_pause}
+        specs = ctx.own_tools(agent) if ctx.agents else ctx.tools.specs
+        pause_names = {s.name for s in specs if s.kind is ToolKind.approval or s.requires_approval or s.body_pause}
         tools = [
             {"type": "function", "function": {"name": s.name, "description": s.description, "parameters": s.parameters}}
-            for s in ctx.tools.specs
-        ]
+            for s in specs
+        ] + (delegate_tools(ctx) if agent is None else [])
+        paused = partial(_Paused, agent=agent, nested=nested)
+
+        def suspend(pending: PendingRequest | list[PendingRequest], state: _Paused) -> LegResult:
+            """A pause of this agent's loop: a delegate's calls name it."""
+            calls = pending if isinstance(pending, list) else [pending]
+            return LegResult.suspended([p.model_copy(update={"agent": agent}) for p in calls], state)
+
+        persist = self._persist if not nested else (lambda _: None)
         for _ in range(MAX_TURNS):
-            self._persist(messages)
+            persist(messages)
             if ctx.stream:
                 content, calls = await create_streamed(client, ctx.model.name, messages, tools)
                 for call in calls:
@@ -326,9 +430,11 @@ class VanillaAdapter:
                 content = message.content
                 calls = [tc.model_dump(include={"id", "type", "function"}) for tc in message.tool_calls or []]
             messages.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
-            self._persist(messages)
+            persist(messages)
             if not calls:
                 return LegResult.finished(content or "")
+            if agent is None and any(_delegate(c, ctx) is not None for c in calls):
+                return await self._delegate(messages, calls, ctx)
             standing = {c["id"]: d for c in calls if (d := self._standing(c, ctx.gated_tools)) is not None}
             undecided = [c for c in calls if c["id"] not in standing]  # an "always" decides the others
             approval = self._pause_call(undecided, pause_names)
@@ -339,7 +445,7 @@ class VanillaAdapter:
                                           call_id=c["id"]) for c in gated]
                 for c in gated:
                     ctx.told("pause", c["function"]["name"], c["id"])
-                return LegResult.suspended(pending, _Paused(messages, approval, turn=calls, always=always))
+                return suspend(pending, paused(messages, approval, turn=calls, always=always))
             if approval is not None:
                 held = [c for c in calls if c is not approval]
                 args = parse_args(approval["function"]["arguments"])
@@ -349,20 +455,43 @@ class VanillaAdapter:
                     if bodypause.ready(prepared):
                         pending = bodypause.pending(body, args, prepared, approval["id"])
                         ctx.told("pause", body.name, approval["id"])
-                        return LegResult.suspended(pending, _Paused(messages, approval, held, prepared, always=always))
+                        return suspend(pending, paused(messages, approval, held, prepared, always=always))
                     messages.append({"role": "tool", "tool_call_id": approval["id"],
                                      "content": self._answered(ctx, approval, bodypause.refused(prepared))})
                     calls = held
                 else:
                     pending = PendingRequest(tool=approval["function"]["name"], args=args, call_id=approval["id"])
                     ctx.told("pause", pending.tool, approval["id"])
-                    return LegResult.suspended(pending, _Paused(messages, approval, held, always=always))
+                    return suspend(pending, paused(messages, approval, held, always=always))
             for call in calls:
                 result = await self._decided(ctx, call, standing.get(call["id"]))
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
         return LegResult.errored(f"no final answer after {MAX_TURNS} model turns")
 
 
+
+
+def delegate_tools(ctx: LegContext) -> list[dict[str, Any]]:
+    """The run's agent's tools for its delegates: one per agent called as a tool (its task as `input`), one
+    `transfer_to_<name>` per agent it hands off to."""
+    tools = []
+    for a in ctx.agents:
+        if a.via == "tool":
+            params = {"type": "object", "properties": {"input": {"type": "string", "description": "the task"}},
+                      "required": ["input"]}
+            tools.append({"type": "function", "function": {"name": a.name, "description": a.description,
+                                                           "parameters": params}})
+        else:
+            tools.append({"type": "function", "function": {
+                "name": f"transfer_to_{a.name}", "description": f"Hand the conversation to {a.name}: {a.description}",
+                "parameters": {"type": "object", "properties": {}}}})
+    return tools
+
+
+def _delegate(call: dict[str, Any], ctx: LegContext) -> AgentSpec | None:
+    """The delegate a call of the run's agent reaches (as a tool, or by a handoff), if it is one."""
+    name = call["function"]["name"]
+    return next((a for a in ctx.agents if name == (a.name if a.via == "tool" else f"transfer_to_{a.name}")), None)
 
 
 def _check(state: _Paused, decision: Decision | DecisionSet, gated: set[str]) -> None:
@@ -373,6 +502,8 @@ def _check(state: _Paused, decision: Decision | DecisionSet, gated: set[str]) ->
         return
     gated = gated - set(state.always)  # a call an "always" decided is not held
     held = [c["id"] for c in state.turn if c["function"]["name"] in gated] if state.turn else [state.approval_call["id"]]
+    if state.inner:  # delegates' calls
+        held = [p["call_id"] for e in state.inner if "paused" in e for p in e["pending"]]
     unknown = [d.call_id for d in decision.decisions if d.call_id not in held]
     if unknown:
         raise ValueError(f"a decision names call {unknown[0]!r}, which this pause does not hold")

@@ -336,6 +336,7 @@ def acknowledged(s: Scoring) -> CheckResult:
 
 _TEXT_CAPABILITY = {DecisionKind.deny: ("deny reason", "deny_reason"),
                     DecisionKind.approve: ("approve note", "approve_note"),
+                    DecisionKind.edit: ("edit note", "approve_note"),
                     DecisionKind.answer: ("answer", "free_text")}
 
 

@@ -20,6 +20,7 @@ from arena.tools import body as bodypause
 from arena.tools.box import parse_args
 from arena.types import (
     AdapterInfo,
+    AgentSpec,
     Capabilities,
     Channel,
     ChannelName,
@@ -39,7 +40,8 @@ from arena.types import (
 )
 
 __all__ = [
-    "AdapterInfo", "Capabilities", "Channel", "ChannelName", "Decision", "DecisionKind", "DecisionSet", "LegContext", "LegResult",
+    "AdapterInfo", "AgentSpec", "Capabilities", "Channel", "ChannelName", "Decision", "DecisionKind", "DecisionSet",
+    "LegContext", "LegResult",
     "ModelConfig", "PauseKind", "PendingRequest", "RecoverWay", "ResumableRunner", "ToolBox", "ToolKind", "ToolSpec",
     "async_client", "bodypause", "parse_args",
 ]

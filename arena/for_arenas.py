@@ -25,6 +25,7 @@ from arena.spec import ArenaSpec, Backend, SubjectOf
 from arena.tools.box import ToolFunction
 from arena.types import (
     AdapterInfo,
+    AgentSpec,
     Decision,
     DecisionKind,
     DecisionSet,
@@ -36,8 +37,8 @@ from arena.types import (
 )
 
 __all__ = [
-    "UNIVERSAL", "AdapterInfo", "ArenaSpec", "Backend", "BaseDirector", "Call", "Cell", "CheckResult", "CheckSet",
-    "Column",
+    "UNIVERSAL", "AdapterInfo", "AgentSpec", "ArenaSpec", "Backend", "BaseDirector", "Call", "Cell", "CheckResult",
+    "CheckSet", "Column",
     "Decision", "DecisionKind", "DecisionSet", "Director", "EvalItem", "Evidence", "Fact", "ItemResult", "LegResult",
     "Pause", "Policy", "Row", "Run", "Scoring", "Stage", "SubjectOf", "ToolCall", "ToolFunction", "ToolKind",
     "ToolSpec", "TraceEvent", "Turn", "calls_with_results", "check_of", "count_cell", "fail",

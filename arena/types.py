@@ -134,6 +134,22 @@ class ToolSpec(BaseModel):
         return f"{self.name}.{step}"
 
 
+class AgentSpec(BaseModel):
+    """An agent the run's own agent delegates to (delegation): what the framework's agent is made of, from which
+    the adapter builds it in its framework's terms. `via` is how the run's agent reaches it: `tool`, called as a
+    tool (its name is the tool's, its one argument `input` the task), or `handoff`, control passes to it with the
+    conversation. `tools` names the harness tools it holds (from `LegContext.tools`); the run's own agent holds the
+    others (`LegContext.own_tools`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    instructions: str
+    via: Literal["tool", "handoff"] = "tool"
+    tools: tuple[str, ...] = ()
+
+
 class ModelConfig(BaseModel):
     """The OpenAI-compatible endpoint an adapter's model client must talk to."""
 
@@ -148,11 +164,13 @@ PauseKind = Literal["native", "emulated", "reported", "unsupported"]
 
 
 class PendingRequest(BaseModel):
-    """The approval request a suspended run is waiting on."""
+    """The approval request a suspended run is waiting on. `agent`: the agent whose call it is, where the run has
+    several (`LegContext.agents`), as the adapter reports it (a claim the delegation checks test)."""
 
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     call_id: str | None = None
+    agent: str | None = None
 
 
 class LegResult(BaseModel):
@@ -263,7 +281,8 @@ class Capabilities(BaseModel):
     notes: str = ""
 
 
-ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover", "stream", "message", "always", "input"]
+ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover", "stream", "message", "always", "input",
+                      "nested", "handoff", "multi_nested"]
 RecoverWay = Literal["resume", "continue"]
 
 
@@ -291,6 +310,14 @@ class Channel(BaseModel):
     - `input`: while the run is paused, new input (a note from another person, a reviewer's comment) is added to
       it without deciding anything, the way the framework documents input to a paused run: the adapter's
       `add_input(state, text, ctx)` returns the state to resume.
+    - `nested`: the run's agent calls another agent as a tool (`LegContext.agents`, `via="tool"`), and a gated call
+      of that inner agent pauses the whole run; the decision resumes the inner agent where it stopped, and its
+      answer is the tool's result the run's agent goes on with (`mechanism`: the framework's agent-as-tool API).
+    - `handoff`: the run's agent hands control to another agent (`via="handoff"`), whose gated call pauses the run
+      the same way (`mechanism`: the framework's handoff API).
+    - `multi_nested`: several delegates called as tools in one turn each reach their own gated call, and one pause
+      holds them all, each answered on its own (a DecisionSet); `unsupported` where the framework cannot hold them
+      (`mechanism` says what it does instead).
 
     `kind` says how (`native`, `emulated` by the adapter, `unsupported` by the framework: declared so,
     the items still run and show what happens without it); `mechanism` names the framework's API;
@@ -395,6 +422,8 @@ class LegContext(BaseModel):
     # a streamed run: every leg drives the framework's streaming API (the adapter's `stream` channel)
     stream: bool = False
     stream_log: Any = Field(default=None, exclude=True)  # a StreamLog while streaming
+    # the agents the run's agent delegates to (delegation), each holding some of `tools`; empty: one agent
+    agents: list[AgentSpec] = Field(default_factory=list)
 
     def told(self, kind: StreamedKind, tool: str, call_id: str | None = None, result: str | None = None) -> None:
         """Hand over one thing the framework's stream told the application (a streamed leg only): the model
@@ -416,6 +445,15 @@ class LegContext(BaseModel):
     def gated_tools(self) -> list[str]:
         """Tools the framework must hold for a human's approval before executing them."""
         return [s.name for s in self.tools.specs if s.requires_approval]
+
+    def own_tools(self, agent: str | None = None) -> list[ToolSpec]:
+        """The tools one agent holds: a delegate's (`agent`, its name) or the run's own agent's (None: every tool no
+        delegate holds)."""
+        if agent is not None:
+            held = next(a.tools for a in self.agents if a.name == agent)
+            return [s for s in self.tools.specs if s.name in held]
+        delegated = {name for a in self.agents for name in a.tools}
+        return [s for s in self.tools.specs if s.name not in delegated]
 
     @property
     def body_pause_tools(self) -> list[ToolSpec]:

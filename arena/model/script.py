@@ -70,6 +70,21 @@ class Sampled:
         return partial(self.policy, draw=draw)
 
 
+class SeesTools:
+    """A policy that also reads the tools the request offers (`tools` of the Chat Completions request, as sent), as
+    a real model does: an agent hands over by whatever its framework offers for it (`transfer_to_agent(agent_name)`,
+    `transfer_to_<name>`). Called with the messages alone, it is offered nothing."""
+
+    def __init__(self, policy: Callable[[list[dict[str, Any]], list[dict[str, Any]]], Turn]) -> None:
+        self.policy = policy
+
+    def __call__(self, messages: list[dict[str, Any]]) -> Turn:
+        return self.policy(messages, [])
+
+    def offered(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
+        return self.policy(messages, tools)
+
+
 def bind(policies: Mapping[str, Policy], draw: Draw) -> dict[str, Policy]:
     """The policies one item's endpoint serves: sampled ones bound to its draw, the rest as they are."""
     return {name: p.bind(draw) if isinstance(p, Sampled) else p for name, p in policies.items()}

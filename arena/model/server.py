@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from arena.model.script import Policy, ToolCall, Turn
+from arena.model.script import Policy, SeesTools, ToolCall, Turn
 
 
 def error_response(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
@@ -86,7 +86,9 @@ class ChatCompletions:
             return error_response(404, message), {"status": 404, "error": message}
         self.requests.append(body)
         messages = body["messages"]
-        turn = _fit_to_request(policies[profile](messages), body)
+        policy = policies[profile]
+        turn = _fit_to_request(policy.offered(messages, list(body.get("tools") or [])) if isinstance(policy, SeesTools)
+                               else policy(messages), body)
         created = int(time.time())
         completion_id = "chatcmpl-" + _tool_call_id(messages, -1)[5:]
         tool_calls = [

@@ -81,6 +81,7 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
                 specs = arena.tools_for(adapter.info) if hasattr(adapter, "info") else list(arena.tools)
                 ctx = LegContext(item=item, instructions=arena.instructions, model=channel.model,
                                  tools=LocalToolBox(executor, specs), workdir=workdir, stream=stream,
+                                 agents=arena.agents(item) if arena.agents is not None else [],
                                  stream_log=LocalStreamLog(recorder) if stream else None)
                 stage = outcome["stage"] = Stage(
                     item=item, ctx=ctx, adapter=adapter, recorder=recorder, watch=watch, backend=backend,

@@ -47,7 +47,8 @@ def _survivors(adapter: ResumableRunner) -> list[dict[str, Any]] | None:
 def record_pause(recorder: TraceRecorder, result: LegResult, pid: int) -> TraceEvent:
     """A suspended leg as the trace shows it: the first pending call, and all of them at a pause with several."""
     pending = result.pending
-    several = result.all_pending if len(result.all_pending) > 1 else None
+    # all of them at a pause with several, or where the adapter says whose call it is (delegation)
+    several = result.all_pending if len(result.all_pending) > 1 or any(p.agent for p in result.all_pending) else None
     return recorder.record(
         "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=pid,
         pending=[p.model_dump(exclude_none=True) for p in several] if several else None,

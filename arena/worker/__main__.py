@@ -45,6 +45,7 @@ async def serve(replies: Any) -> None:
             tools=RemoteToolBox(wire.tool_endpoint, wire.tool_specs),
             workdir=wire.workdir,
             stream=wire.stream,
+            agents=wire.agents,
             stream_log=RemoteStreamLog(stream_endpoint(wire.tool_endpoint)) if wire.stream else None,
         )
 

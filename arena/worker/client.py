@@ -162,7 +162,7 @@ class WorkerAdapter:
         return WireContext(
             item=ctx.item, instructions=ctx.instructions, model=ctx.model,
             tool_endpoint=self._endpoints[id(executor)], tool_specs=ctx.tools.specs, workdir=ctx.workdir,
-            stream=ctx.stream,
+            stream=ctx.stream, agents=ctx.agents,
         )
 
     def _result(self, reply: Reply) -> LegResult:

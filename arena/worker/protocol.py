@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from arena.types import Decision, DecisionSet, EvalItem, LegResult, ModelConfig, ToolSpec
+from arena.types import AgentSpec, Decision, DecisionSet, EvalItem, LegResult, ModelConfig, ToolSpec
 
 
 class WireContext(BaseModel):
@@ -22,6 +22,7 @@ class WireContext(BaseModel):
     tool_specs: list[ToolSpec]
     workdir: str
     stream: bool = False
+    agents: list[AgentSpec] = []
 
     def model_dump_wire(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")

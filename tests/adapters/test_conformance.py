@@ -230,6 +230,8 @@ ELSEWHERE_ARENAS = {
     "resume_safety": "tests/arenas/test_resume_safety.py and the full matrix",
     "crash_recovery": "tests/arenas/test_crash_recovery.py and the full matrix",
     "interruptions": "tests/arenas/test_interruptions.py, each adapter's test of its message channel, and the full matrix",
+    "delegation": "tests/arenas/test_delegation.py, each adapter's test of its nested and handoff channels, and the full "
+                  "matrix",
 }
 ELSEWHERE = {
     ("langgraph_per_call", GATE): "the full matrix",

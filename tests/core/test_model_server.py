@@ -180,3 +180,24 @@ def test_policy_reads_through_a_result_envelope():
         {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"result": json.dumps({"rooms": [{"room_id": "R7", "name": "N", "capacity": 9}]})})},
     ]
     assert "R7" in next_turn(messages).tool_calls[0].args["summary"]
+
+
+def test_a_policy_that_sees_tools_is_offered_the_requests_tools():
+    """`SeesTools`: the endpoint hands the policy the tools the request offers, as sent (delegation's agents are told
+    apart by them); called without a request it is offered none."""
+    from arena.model.script import SeesTools, Turn
+    from arena.model.server import ChatCompletions
+
+    seen: list[list[str]] = []
+
+    def policy(messages, tools):
+        seen.append([t["function"]["name"] for t in tools])
+        return Turn(content="ok")
+
+    chat = ChatCompletions({"scripted": SeesTools(policy)})
+    tools = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in ("book_flight", "seat_map")]
+    response, answer = chat.respond({"model": "scripted", "messages": [{"role": "user", "content": "hi"}],
+                                     "tools": tools}, chat.policies)
+    assert answer["text"] == "ok" and seen == [["book_flight", "seat_map"]]
+    SeesTools(policy)([{"role": "user", "content": "hi"}])
+    assert seen[-1] == []
