@@ -471,13 +471,13 @@ class SwapsResults(VanillaAdapter):
         self._swap = True
         return await super()._resume_calls(state, decisions, ctx)
 
-    async def _loop(self, messages, ctx: LegContext) -> LegResult:
+    async def _loop(self, messages, ctx: LegContext, *args, **kwargs) -> LegResult:
         if getattr(self, "_swap", False):
             self._swap = False
             results = [m for m in messages if m.get("role") == "tool" and str(m.get("content")).startswith("ok:")]
             if len(results) >= 2:
                 results[0]["content"], results[1]["content"] = results[1]["content"], results[0]["content"]
-        return await super()._loop(messages, ctx)
+        return await super()._loop(messages, ctx, *args, **kwargs)
 
 
 class RunsDeniedCall(VanillaAdapter):

@@ -51,12 +51,15 @@ def test_markdown_matrix_table():
                         "paid once after a crash | recovered after a crash | call id stable across a crash | "
                         "approved call run again after a crash | approval re-asked after a crash | "
                         "new message while paused | late approval runs the old call | clarified before acting | "
-                        "always-approve scoped | input while paused seen | handoff: nothing committed |")
-    flights = " | not run" * 23  # no flight_booking, doc_review, resume_safety, crash_recovery or interruptions run here
+                        "always-approve scoped | input while paused seen | handoff: nothing committed | "
+                        "nested pause enforced | nested decision routed | delegate re-run on resume | "
+                        "nested pause durable |")
+    # no flight_booking, doc_review, resume_safety, crash_recovery, interruptions or delegation run here
+    flights = " | not run" * 27
     assert lines[2] == "| `vanilla` | emulated | enforced | 2/2 | 2/2 | 1/1 | 1/1 | not run | not run" + flights + " |"
     assert lines[3] == "| `langgraph` | native | enforced | 2/2 | 0/2 | 1/1 | 1/1 | not run | 1/1" + flights + " |"
     assert lines[4] == "| `evil\\|adapter` | native | none | 0/2 | not run | n/a | n/a | not run | not run" + flights + " |"
-    assert all(line.count(" | ") == 31 for line in lines)  # the escaped pipe does not add a column
+    assert all(line.count(" | ") == 35 for line in lines)  # the escaped pipe does not add a column
 
 
 def test_failing_items_are_listed_with_links_to_their_traces(tmp_path):
