@@ -42,7 +42,7 @@ CHANGES_INSTRUCTIONS = (
     "with cancel_flight; the cancellation waits for the human's approval. If it is denied, do not retry; say that it "
     "was denied and why."
 )
-GATED = ("book_flight", "cancel_flight")
+GATED = tuple(policy.GATED_TOOL.values())
 TOOLS = [t.model_copy(update={"requires_approval": True}) if t.name in GATED else t
          for t in AIRLINE_SPECS if t.name in ("search_flights", "seat_map", "get_booking", *GATED)]
 

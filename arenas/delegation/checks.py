@@ -16,12 +16,12 @@ from typing import Any
 from arena.checks import CheckResult, CheckSet, Scoring, fail, ok
 from arena.observed import describe, model_calls, replay_legs, squash
 from arena.types import Decision, TraceEvent
-from arena_builtins.arenas.delegation.policy import agent_of
+from arena_builtins.arenas.delegation.policy import GATED_TOOL, agent_of
 from arena_builtins.arenas.interruptions.checks import subjects
 
 CHECKS = CheckSet("delegation")
 DESK = "travel_desk"
-GATED = ("book_flight", "cancel_flight")
+GATED = tuple(GATED_TOOL.values())  # the delegates' gated calls
 
 
 def who(event: TraceEvent) -> str:
@@ -54,6 +54,11 @@ def same_args(asked: dict[str, Any], ran: dict[str, Any] | None) -> bool:
     """The call ran with what was asked (a framework may add its defaults: every asked argument as asked)."""
     norm = lambda v: json.dumps(v, sort_keys=True)  # noqa: E731
     return all(norm((ran or {}).get(k)) == norm(v) for k, v in asked.items())
+
+
+def decided_call(d: Decision, asked: dict[str, Any]) -> str | None:
+    """The asked call a decision is for: the one it was routed to, or the only one asked."""
+    return d.call_id or (next(iter(asked)) if len(asked) == 1 else None)
 
 
 def _decisions(resumed: TraceEvent) -> list[Decision]:
@@ -126,7 +131,7 @@ def nested_decision_routed(s: Scoring) -> CheckResult:
             return fail(name, f"the pause says {p.get('tool')} is the {p['agent']}'s call; the {match[2]} asked for it")
     said = []
     for d in _decisions(resume):
-        call_id = d.call_id or (next(iter(asked)) if len(asked) == 1 else None)
+        call_id = decided_call(d, asked)
         if call_id not in asked:
             return fail(name, f"the {d.kind.value} was for no call a delegate asked for (call {call_id})")
         tool, args, agent = asked[call_id]
@@ -208,7 +213,7 @@ def denial_reached_inner(s: Scoring) -> CheckResult:
         return fail(name, "no decision was delivered")
     asked = asked_gated(trace, pause.seq)
     for d in (d for d in _decisions(resume) if not d.approved):
-        call_id = d.call_id or (next(iter(asked)) if len(asked) == 1 else None)
+        call_id = decided_call(d, asked)
         agent = asked[call_id][2] if call_id in asked else "?"
         seen = [e for e in model_calls(trace) if e.seq > resume.seq and who(e) == agent
                 and any(squash(d.text) in squash(m.get("text")) for m in (e.request or {}).get("new") or []
