@@ -35,6 +35,15 @@ messages and tool results) back from its db. The agent also has `checkpoint="too
 mid-run durability: the run is written after every tool batch (status RUNNING), not only at a pause or
 the end.
 
+On a server (`--store`, `ctx.store`), the same agent (or Team and its members) gets agno's own db for it in place
+of SqliteDb, built per leg: `agno.db.postgres.PostgresDb(db_url=<the item's database, postgresql+psycopg>,
+db_schema="ai")`, which creates its schema and tables (agno_sessions, agno_runs, ...) in the item's own database, or
+`agno.db.redis.RedisDb(db_url=..., db_prefix=<the item's prefix without its trailing ":">)`, whose keys are all
+`<db_prefix>:<table type>:<id>` (sessions, runs and their index sets; plain strings, sorted sets and sets, no Redis
+module). Nothing else changes: the leg state names the db (no file) and the resume is the same `acontinue_run`.
+Observed on agno 3.1.10: durable_state and crash_recovery end on both as on SqliteDb (crash_recovery's `continue`
+items fail the same way, agno's, not the store's).
+
 Recovery after a crash (`recover`), two ways agno documents. `resume`: the same call again in a new
 process, with the state saved at the pause and the same decision (HITL docs: continue by run id with the
 resolved requirements); agno keeps its own copy of a call that already has a result and runs the others
@@ -166,6 +175,7 @@ from arena.for_adapters import (
 )
 
 DB_FILE = "agno.db"
+PG_SCHEMA = "ai"  # agno's default schema for PostgresDb, made in the item's own database
 MAX_TOOL_CALLS = 40  # agno's tool_call_limit for one run (a loop guard, far above any item's needs)
 # a streamed leg: agno's events (not only the content), and the run's RunOutput as the stream's last item
 STREAMED = {"stream": True, "stream_events": True, "yield_run_output": True}
@@ -357,6 +367,27 @@ class AgnoAdapter:
                     "SqliteDb when the stream ends on a RunErrorEvent)"
                 ),
             ),
+            Channel(
+                name="postgres",
+                kind="native",
+                mechanism=(
+                    "agno.db.postgres.PostgresDb(db_url=postgresql+psycopg://<the item's database>, db_schema='ai') as "
+                    "the agent's (and a Team's and its members') db instead of SqliteDb: agno creates its schema and "
+                    "tables itself (SQLAlchemy, psycopg 3) and keeps the session with its paused run there; resumed "
+                    "in a new process with acontinue_run(run_id=..., session_id=..., requirements=[...])"
+                ),
+            ),
+            Channel(
+                name="redis",
+                kind="native",
+                mechanism=(
+                    "agno.db.redis.RedisDb(db_url=redis://..., db_prefix=<the item's prefix>) as the agent's (and a "
+                    "Team's and its members') db instead of SqliteDb: agno writes every key as "
+                    "<db_prefix>:<table>:<id> (JSON strings, sorted-set and set indexes; no Redis module needed) and "
+                    "keeps the session with its paused run there; resumed in a new process with "
+                    "acontinue_run(run_id=..., session_id=..., requirements=[...])"
+                ),
+            ),
         ),
     )
 
@@ -370,9 +401,12 @@ class AgnoAdapter:
             await self._model.async_client.close()
         self._model = None
         if self._db is not None:
-            engine = getattr(self._db, "db_engine", None)
+            engine = getattr(self._db, "db_engine", None)  # SqliteDb, PostgresDb
             if engine is not None:
                 engine.dispose()
+            client = getattr(self._db, "redis_client", None)  # RedisDb
+            if client is not None:
+                client.close()
             self._db = None
 
     # -- construction ----------------------------------------------------------------------------
@@ -384,10 +418,9 @@ class AgnoAdapter:
         if ctx.agents:  # delegation: agno's multi-agent construct, a Team of member agents
             return self._build_team(ctx)
         from agno.agent import Agent
-        from agno.db.sqlite import SqliteDb
 
         self._model = self._model_for(ctx)
-        self._db = SqliteDb(db_file=os.path.join(ctx.workdir, DB_FILE))
+        self._db = _db(ctx)
         self._agent = Agent(
             model=self._model,
             instructions=ctx.instructions,
@@ -425,7 +458,6 @@ class AgnoAdapter:
         documented router: the member gets the user's message verbatim and its reply ends the run) when they are
         handed the conversation; agno's Team has one mode, so delegates reached both ways are refused."""
         from agno.agent import Agent
-        from agno.db.sqlite import SqliteDb
         from agno.team import Team, TeamMode
 
         vias = {a.via for a in ctx.agents}
@@ -433,7 +465,7 @@ class AgnoAdapter:
             raise ValueError("an agno Team has one mode: its members are all delegated to (coordinate) or all routed "
                              "to (route), not both")
         self._model = self._model_for(ctx)
-        self._db = SqliteDb(db_file=os.path.join(ctx.workdir, DB_FILE))
+        self._db = _db(ctx)
         members = [
             Agent(
                 id=a.name,
@@ -567,7 +599,7 @@ class AgnoAdapter:
         pending = [PendingRequest(tool=r.tool_execution.tool_name, args=dict(r.tool_execution.tool_args or {}),
                                   call_id=r.tool_execution.tool_call_id, agent=r.member_agent_name) for r in active]
         state = {
-            "db_file": os.path.join(ctx.workdir, DB_FILE),
+            **_db_ref(ctx),
             "session_id": result.session_id,
             "run_id": result.run_id,
             # agno's own serialisation of the pause's requirements (plain JSON)
@@ -579,6 +611,40 @@ class AgnoAdapter:
             names = [p.tool for p in pending]
             return LegResult.errored(f"agno paused on several calls that are not all gated tools: {names}")
         return LegResult.suspended(pending if len(pending) > 1 else pending[0], state)
+
+
+def _db(ctx: LegContext) -> Any:
+    """agno's own db for the run's store (`LegContext.store`), built per leg (a new process, a new connection):
+    `SqliteDb` on the item's work directory (the default), `PostgresDb` on the item's own PostgreSQL database
+    (SQLAlchemy with psycopg 3; agno creates its schema "ai" and its tables there itself, `create_schema=True`), or
+    `RedisDb` whose `db_prefix` is the item's key prefix (agno writes every key as `<db_prefix>:<table>:<id>`, so the
+    prefix's own trailing ":" is agno's separator; plain strings, sorted sets and sets, no Redis module)."""
+    store = ctx.store
+    if store.kind == "postgres":
+        from agno.db.postgres import PostgresDb
+
+        return PostgresDb(db_url=store.sqlalchemy_url("psycopg"), db_schema=PG_SCHEMA)
+    if store.kind == "redis":
+        from agno.db.redis import RedisDb
+
+        return RedisDb(db_url=store.url, db_prefix=_redis_prefix(ctx))
+    from agno.db.sqlite import SqliteDb
+
+    return SqliteDb(db_file=os.path.join(ctx.workdir, DB_FILE))
+
+
+def _redis_prefix(ctx: LegContext) -> str:
+    prefix = ctx.store.prefix
+    return prefix[:-1] if prefix.endswith(":") else prefix
+
+
+def _db_ref(ctx: LegContext) -> dict[str, str]:
+    """Where agno keeps the run, as names only (the leg state is JSON; a new process connects again)."""
+    if ctx.store.kind == "postgres":
+        return {"db": "postgres", "db_schema": PG_SCHEMA}
+    if ctx.store.kind == "redis":
+        return {"db": "redis", "db_prefix": _redis_prefix(ctx)}
+    return {"db_file": os.path.join(ctx.workdir, DB_FILE)}
 
 
 async def _streamed(agent: Any, events: Any, ctx: LegContext) -> Any:

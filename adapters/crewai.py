@@ -300,6 +300,25 @@ class CrewAIAdapter:
                     "HumanFeedbackPending result"
                 ),
             ),
+            # `--store postgres|redis`: CrewAI's one flow persistence is SQLite
+            Channel(
+                name="postgres",
+                kind="unsupported",
+                mechanism=(
+                    "crewai 1.15.30 keeps a paused flow (HumanFeedbackPending) only through FlowPersistence, whose "
+                    "one implementation is SQLiteFlowPersistence (any other backend is the user's own FlowPersistence "
+                    "subclass, given per flow or by set_flow_persistence_factory): no PostgreSQL flow persistence"
+                ),
+            ),
+            Channel(
+                name="redis",
+                kind="unsupported",
+                mechanism=(
+                    "crewai 1.15.30 keeps a paused flow (HumanFeedbackPending) only through FlowPersistence, whose "
+                    "one implementation is SQLiteFlowPersistence (any other backend is the user's own FlowPersistence "
+                    "subclass, given per flow or by set_flow_persistence_factory): no Redis flow persistence"
+                ),
+            ),
         ),
     )
 

@@ -93,6 +93,20 @@ if its call was already recorded, else refuses the message, "Function call not f
 varies from run to run, so the adapter declares its `multi_nested` channel `unsupported` with that said: the
 two-delegate items are not measured on it (their outcome would be a race, not a measurement).
 
+Stores (`--store`, `LegContext.store`; the postgres and redis channels, both adapters): only the session service
+changes, wherever SqliteSessionService is used (create the session, each leg's Runner, add_input). postgres: ADK's
+`DatabaseSessionService(db_url="postgresql+asyncpg://...")` on the item's own database; asyncpg is the driver ADK
+names for PostgreSQL (`_ASYNC_DRIVER_BY_BACKEND`, the CLI's `postgresql+asyncpg` scheme) and ADK creates its own
+tables there (sessions, events, app_states, user_states, adk_internal_metadata). redis: ADK 2.13's own
+`google.adk.integrations.redis.RedisSessionService` (the `google-adk[redis]` extra, redis-py asyncio; plain
+GET/SET/WATCH+MULTI, no Redis modules), `RedisSessionServiceConfig(key_prefix=<item prefix> + "adk:session:")`: the
+whole session (events and state) is one JSON string at `<prefix>adk:session:<app>:<user>:<session>` (app/user state
+keys, unused here, under the same prefix), with ADK's default 7-day TTL. Each leg opens the service and closes it
+(the engine disposed; the redis client, made as ADK makes its own, closed), so a restart of the server between legs
+is met with fresh connections. The paused state then holds no path: `store` (its kind) and the same ids. Measured
+(durable_state and crash_recovery, every leg in a new process): the same outcome, item by item and check by check,
+as on SQLite; no stale-session error (ADK issue #3717) came up with the long-running tool.
+
 LiteLLM is told to stay offline before it is first imported (local model-cost map, offline mode, no
 callbacks); OpenTelemetry's SDK is disabled unless the environment already decided.
 
@@ -109,6 +123,7 @@ envelope (the decision too). That is ADK's behaviour and is left as it is.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 from abc import ABC, abstractmethod
@@ -116,7 +131,7 @@ import os
 import threading
 import uuid
 import warnings
-from typing import Any
+from typing import Any, AsyncIterator
 
 from arena.tools import body as bodypause
 from arena.types import (
@@ -135,6 +150,8 @@ from arena.types import (
 )
 
 DB_NAME = "adk-sessions.sqlite"
+PG_DRIVER = "asyncpg"  # DatabaseSessionService's async PostgreSQL driver (its _ASYNC_DRIVER_BY_BACKEND)
+REDIS_KEY_PREFIX = "adk:session:"  # RedisSessionServiceConfig.key_prefix's default, after the item's prefix
 APP_NAME = "arena"
 USER_ID = "arena"
 AGENT_NAME = "arena_agent"
@@ -276,6 +293,52 @@ def _text(event: Any) -> str:
     return "".join(p.text for p in _parts(event) if p.text and not p.thought)
 
 
+def _where(state: dict[str, Any]) -> dict[str, Any]:
+    """The part of a paused state that says where its session lives and which one it is (JSON ids only)."""
+    return {k: state[k] for k in ("db", "store", "app", "user", "session") if k in state}
+
+
+@contextlib.asynccontextmanager
+async def _sessions(ctx: LegContext, state: dict[str, Any]) -> AsyncIterator[Any]:
+    """ADK's session service for this leg, opened here and closed when the leg is done (a new connection per leg).
+
+    sqlite (default): `SqliteSessionService(<workdir>/adk-sessions.sqlite)`, as always. `--store postgres`: ADK's
+    `DatabaseSessionService(db_url="postgresql+asyncpg://...")` on the item's own database (ADK creates its tables
+    there on first use; asyncpg is the PostgreSQL driver ADK names for it). `--store redis`: ADK's
+    `RedisSessionService` (google.adk.integrations.redis) with `key_prefix=<item prefix>adk:session:`, over a
+    redis.asyncio client made as ADK makes its own (`from_url(uri, decode_responses=True)`) and closed here."""
+    store = ctx.store
+    kind = state.get("store", "sqlite")
+    if kind != store.kind:
+        raise RuntimeError(f"the paused ADK session is in the {kind} store, this leg was given {store.kind}")
+    if store.kind == "sqlite":
+        service = _adk()["SqliteSessionService"](state["db"])
+        try:
+            yield service
+        finally:
+            await service.close()
+    elif store.kind == "postgres":
+        from google.adk.sessions.database_session_service import DatabaseSessionService
+
+        service = DatabaseSessionService(db_url=store.sqlalchemy_url(PG_DRIVER))
+        try:
+            yield service
+        finally:
+            await service.close()
+    elif store.kind == "redis":
+        import redis.asyncio as redis_asyncio
+        from google.adk.integrations.redis import RedisSessionService, RedisSessionServiceConfig
+
+        client = redis_asyncio.from_url(store.url, decode_responses=True)
+        config = RedisSessionServiceConfig(uri=store.url, key_prefix=store.prefix + REDIS_KEY_PREFIX)
+        try:
+            yield RedisSessionService(config=config, redis_client=client)
+        finally:
+            await client.aclose()
+    else:
+        raise ValueError(f"unknown store {store.kind!r}")
+
+
 class _ADKBase(ABC):
     """Shared leg machinery; subclasses choose the approval tool's pause and how it is answered.
 
@@ -297,6 +360,11 @@ class _ADKBase(ABC):
         "google.adk.models.lite_llm",
         "google.adk.runners",
         "google.adk.sessions.sqlite_session_service",
+        # the --store postgres / redis session services (imported only by a leg on that store)
+        "google.adk.sessions.database_session_service",
+        "sqlalchemy.dialects.postgresql.asyncpg",
+        "google.adk.integrations.redis",
+        "redis.asyncio",
         "google.adk.tools.function_tool",
         "google.adk.tools.long_running_tool",
         "google.genai",
@@ -341,17 +409,16 @@ class _ADKBase(ABC):
 
     async def start(self, ctx: LegContext) -> LegResult:
         adk = _adk()
+        # where the session lives: the SQLite file under the workdir, or (`--store`) only which store holds it
+        where = {"db": os.path.join(ctx.workdir, DB_NAME)} if ctx.store.kind == "sqlite" else {"store": ctx.store.kind}
         state: dict[str, Any] = {
-            "db": os.path.join(ctx.workdir, DB_NAME),
+            **where,
             "app": APP_NAME,
             "user": USER_ID,
             "session": f"arena-{ctx.item.id}-{uuid.uuid4().hex}",
         }
-        service = adk["SqliteSessionService"](state["db"])
-        try:
+        async with _sessions(ctx, state) as service:
             await service.create_session(app_name=state["app"], user_id=state["user"], session_id=state["session"])
-        finally:
-            await service.close()
         types = adk["types"]
         message = types.Content(role="user", parts=[types.Part(text=ctx.item.input)])
         return await self._leg(ctx, state, message, invocation_id=None)
@@ -401,8 +468,7 @@ class _ADKBase(ABC):
         resume, and shows the note from the next request on, after the resumed call's result."""
         adk = _adk()
         types = adk["types"]
-        service = adk["SqliteSessionService"](state["db"])
-        try:
+        async with _sessions(ctx, state) as service:
             session = await service.get_session(app_name=state["app"], user_id=state["user"],
                                                 session_id=state["session"])
             if session is None:
@@ -410,8 +476,6 @@ class _ADKBase(ABC):
             note = adk["Event"](author="user", invocation_id=state["invocation"],
                                 content=types.Content(role="user", parts=[types.Part(text=text)]))
             await service.append_event(session, note)
-        finally:
-            await service.close()
         return state
 
     # -- per mechanism -----------------------------------------------------------------------------
@@ -471,27 +535,26 @@ class _ADKBase(ABC):
     async def _leg(self, ctx: LegContext, state: dict[str, Any], message: Any, invocation_id: str | None) -> LegResult:
         """Run the Runner until its event stream ends by itself; then read how the run stopped."""
         adk = _adk()
-        service = adk["SqliteSessionService"](state["db"])
-        runner = adk["Runner"](app=self._app(ctx), session_service=service)
         events: list[Any] = []
         # a streamed leg: ADK's SSE mode, partial events (the model's chunks) besides the aggregated ones
         streaming = {"run_config": adk["RunConfig"](streaming_mode=adk["StreamingMode"].SSE)} if ctx.stream else {}
         told_calls: set[str] = set()
-        try:
-            stream = runner.run_async(
-                user_id=state["user"], session_id=state["session"], invocation_id=invocation_id, new_message=message,
-                **streaming,
-            )
+        async with _sessions(ctx, state) as service:
+            runner = adk["Runner"](app=self._app(ctx), session_service=service)
             try:
-                async for event in stream:
-                    events.append(event)
-                    if ctx.stream:
-                        _tell(ctx, event, told_calls)
+                stream = runner.run_async(
+                    user_id=state["user"], session_id=state["session"], invocation_id=invocation_id,
+                    new_message=message, **streaming,
+                )
+                try:
+                    async for event in stream:
+                        events.append(event)
+                        if ctx.stream:
+                            _tell(ctx, event, told_calls)
+                finally:
+                    await stream.aclose()
             finally:
-                await stream.aclose()
-        finally:
-            await runner.close()
-            await service.close()
+                await runner.close()
         if ctx.stream:  # the partial events are chunks of the aggregated ones that follow them
             events = [e for e in events if not e.partial]
         return self._outcome(ctx, state, events)
@@ -545,7 +608,7 @@ class _ADKBase(ABC):
             went_on = any(self._went_on(ctx, events, i) for i, e in enumerate(events)
                           if any(c.id in {h.id for h, _ in held} for c in e.get_function_calls()))
             if not went_on:
-                paused = {**{k: state[k] for k in ("db", "app", "user", "session")}, "invocation": event.invocation_id,
+                paused = {**_where(state), "invocation": event.invocation_id,
                           "call_id": held[0][0].id, "call_name": CONFIRMATION_CALL,
                           "calls": [{"confirm_id": c.id, "call_id": p.call_id} for c, p in held]}
                 return LegResult.suspended([p for _, p in held], paused)
@@ -556,7 +619,7 @@ class _ADKBase(ABC):
             went_on = self._went_on(ctx, events, index)
             if not went_on:
                 paused = {
-                    **{k: state[k] for k in ("db", "app", "user", "session")},
+                    **_where(state),
                     "invocation": event.invocation_id,
                     "call_id": call.id,
                     "call_name": call.name,
@@ -722,14 +785,27 @@ HANDOFF_MECHANISM = (
     "resumable App stops; answered with a ToolConfirmation FunctionResponse via Runner.run_async(invocation_id=...), "
     "which resumes in the delegate"
 )
+POSTGRES_MECHANISM = (
+    "google.adk.sessions.DatabaseSessionService(db_url='postgresql+asyncpg://.../<item db>') (SQLAlchemy async, "
+    "ADK's own tables created on first use) in place of SqliteSessionService, opened and closed per leg; the paused "
+    "state is only the app/user/session ids and the invocation_id, resumed via Runner.run_async(invocation_id=...)"
+)
+REDIS_MECHANISM = (
+    "google.adk.integrations.redis.RedisSessionService (ADK 2.13, the google-adk[redis] extra: redis-py asyncio, "
+    "plain GET/SET/WATCH-MULTI, no Redis modules) with RedisSessionServiceConfig(key_prefix='<item prefix>"
+    "adk:session:'; default ttl_seconds 7 days) in place of SqliteSessionService: one JSON value per session "
+    "(events and state) under '<prefix>adk:session:<app>:<user>:<session>'; resumed via Runner.run_async("
+    "invocation_id=...)"
+)
 # the channels both ADK adapters have besides their approval tool's pause
 GATE_CHANNELS = (
     Channel(name="tool_gate", kind="native", mechanism=TOOL_GATE_MECHANISM, carries=GATE_CAPABILITIES),
     Channel(name="body_pause", kind="native", mechanism=BODY_PAUSE_MECHANISM),
     Channel(name="multi_call", kind="native", mechanism=MULTI_CALL_MECHANISM),
     Channel(name="recover", kind="native", mechanism=(
-        "the SqliteSessionService session and the paused invocation_id, in a new process: the same FunctionResponse "
-        "sent again via Runner.run_async(invocation_id=...) (ADK docs, resume a stopped agent with a resumable App)")),
+        "the SqliteSessionService session (with --store, the postgres/redis channel's session service) and the paused "
+        "invocation_id, in a new process: the same FunctionResponse sent again via Runner.run_async(invocation_id=...) "
+        "(ADK docs, resume a stopped agent with a resumable App)")),
     Channel(name="message", kind="native", mechanism=MESSAGE_MECHANISM),
     Channel(name="always", kind="unsupported", mechanism=ALWAYS_MECHANISM),
     Channel(name="input", kind="emulated", mechanism=INPUT_MECHANISM),
@@ -740,6 +816,8 @@ GATE_CHANNELS = (
         "ADK cancels the others, before or after their own ask (a race): if both asked, only one branch goes on at "
         "the resume and the other's confirmed call never runs; if not, the pause holds one delegate's call and ADK "
         "re-runs the other or refuses the resume ('Function call not found'), varying from run to run")),
+    Channel(name="postgres", kind="native", mechanism=POSTGRES_MECHANISM),
+    Channel(name="redis", kind="native", mechanism=REDIS_MECHANISM),
     Channel(name="stream", kind="native", mechanism=(
         "Runner.run_async(..., run_config=RunConfig(streaming_mode=StreamingMode.SSE)) read to its end: the "
         "aggregated (non-partial) events' function calls (once per call id) and function responses, and their "

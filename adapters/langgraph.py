@@ -60,12 +60,21 @@ held call (`PendingRequest.agent`): the node of that namespace when it is a dele
 delegate's AIMessage that made the call. On resume LangGraph re-runs the desk's tool (nested) or re-enters the
 delegate's node (handoff) from its start, and the delegate's graph goes on from its own checkpoint: whatever that
 re-run repeats shows in the trace (inner_rerun_on_resume).
+
+Stores (`--store`): on PostgreSQL every leg's checkpointer is LangGraph's own `AsyncPostgresSaver`
+(langgraph-checkpoint-postgres) instead of the AsyncSqliteSaver, on a connection to the item's own database
+(`ctx.store.url`) opened by the leg and closed with it; the first leg runs its `setup()` (the checkpoint tables and
+their migrations, idempotent) once in that database. The paused state is then only the thread id (and the pause), no
+file path. On Redis LangGraph's saver is langgraph-checkpoint-redis, which needs the RedisJSON and RediSearch server
+modules: the `redis` channel is unsupported (its mechanism says what was tried), and the harness declines the run.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from arena.http import async_client
@@ -226,6 +235,30 @@ class LangGraphAdapter:
                 ),
             ),
             Channel(
+                name="postgres",
+                kind="native",
+                mechanism=(
+                    "langgraph.checkpoint.postgres.aio.AsyncPostgresSaver (langgraph-checkpoint-postgres) as the "
+                    "graph's checkpointer wherever SQLite's AsyncSqliteSaver is otherwise (every leg: the pause, "
+                    "resume, recovery, delegates' subgraph checkpoints): AsyncPostgresSaver.from_conn_string(item's "
+                    "database URL) opened and closed by each leg, setup() run once on the first leg (checkpoint "
+                    "tables and migrations); the paused state keeps only the thread id"
+                ),
+            ),
+            Channel(
+                name="redis",
+                kind="unsupported",
+                mechanism=(
+                    "LangGraph's Redis checkpointer, langgraph-checkpoint-redis (tried 0.5.2 with langgraph 1.2.24, "
+                    "redisvl 0.28.0, redis-py 8.2.0; and 0.1.2 with langgraph 1.1.10, redis-py 6.4.0), needs the "
+                    "RedisJSON and RediSearch server modules; Redis 7.0.15 here (Debian's redis-server) has neither: "
+                    "AsyncRedisSaver.from_conn_string(url) + "
+                    "asetup() fails with redisvl.exceptions.RedisSearchError: \"Error while fetching checkpoint "
+                    "index info: unknown command 'FT.INFO', with args beginning with: 'checkpoint'\" (FT._LIST and "
+                    "JSON.GET are unknown commands too)"
+                ),
+            ),
+            Channel(
                 name="handoff",
                 kind="native",
                 mechanism=(
@@ -259,8 +292,11 @@ class LangGraphAdapter:
         return self._http
 
     async def start(self, ctx: LegContext) -> LegResult:
-        state = {"db": os.path.join(ctx.workdir, DB_NAME), "thread_id": f"arena-{ctx.item.id}-{uuid.uuid4().hex}"}
-        return await _leg(ctx, state, _user_turn(ctx.item.input), self._http_client(), self.interrupt_mode)
+        state = {"thread_id": f"arena-{ctx.item.id}-{uuid.uuid4().hex}"}
+        if ctx.store.kind == "sqlite":  # a server store keeps no file: the thread id is all a leg needs
+            state = {"db": os.path.join(ctx.workdir, DB_NAME), **state}
+        return await _leg(ctx, state, _user_turn(ctx.item.input), self._http_client(), self.interrupt_mode,
+                          first=True)
 
     async def resume(self, state: dict[str, str], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
@@ -313,19 +349,45 @@ def _noted(state: dict[str, Any]) -> list[dict[str, str]]:
     return [{"role": "user", "content": text} for text in state.get("notes", ())]
 
 
+@asynccontextmanager
+async def _checkpointer(ctx: LegContext, state: dict[str, Any], first: bool) -> AsyncIterator[Any]:
+    """The leg's checkpointer, open for the leg: the item's AsyncSqliteSaver file (`state["db"]`), or with `--store
+    postgres` LangGraph's AsyncPostgresSaver on the item's own database (its tables made by `setup()` on the first
+    leg). A new connection each leg, as a new process makes it; nothing is cached across legs."""
+    if ctx.store.kind == "postgres":
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+        async with AsyncPostgresSaver.from_conn_string(ctx.store.url) as saver:
+            if first:
+                await saver.setup()
+            yield saver
+        return
+    if ctx.store.kind != "sqlite":  # the `redis` channel is unsupported: the harness declines such a run
+        raise RuntimeError(f"LangGraph has no {ctx.store.kind} checkpointer here (see the adapter's "
+                           f"{ctx.store.kind} channel)")
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    async with AsyncSqliteSaver.from_conn_string(state["db"]) as saver:
+        yield saver
+
+
+def _handle(state: dict[str, Any], pause: dict[str, Any]) -> dict[str, Any]:
+    """The paused state: where the thread is (the SQLite file, when there is one, and the thread id) and its pause."""
+    return {**{k: state[k] for k in ("db", "thread_id") if k in state}, "pause": pause}
+
+
 async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: Any,
-               interrupt_mode: str = "batched") -> LegResult:
-    """One leg: reopen the checkpoint database, run the graph until it ends or interrupts, close it.
+               interrupt_mode: str = "batched", first: bool = False) -> LegResult:
+    """One leg: reopen the checkpointer, run the graph until it ends or interrupts, close it.
 
     `graph_input` is a user turn (the first leg's input, or a new message sent at a pause), None to run the thread
     on from its last checkpoint (a recovery), or the human's `Decision` for a resume: it is turned into
     the `Command(resume=...)` the pending interrupt, read back from the checkpoint, expects.
     """
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from langsmith import tracing_context
 
     config = {"configurable": {"thread_id": state["thread_id"]}, "recursion_limit": RECURSION_LIMIT}
-    async with AsyncSqliteSaver.from_conn_string(state["db"]) as saver:
+    async with _checkpointer(ctx, state, first) as saver:
         agent = _build_agent(ctx, saver, http, interrupt_mode)
         if isinstance(graph_input, (Decision, DecisionSet)):
             graph_input = _resume_command(state.get("pause", {}), graph_input, _noted(state))
@@ -346,10 +408,10 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
     messages = values["messages"]
     if interrupts and ctx.agents:
         pending, pause = _delegated(interrupts, held, ctx)
-        handle = {"db": state["db"], "thread_id": state["thread_id"], "pause": pause}
+        handle = _handle(state, pause)
         return LegResult.suspended(pending if len(pending) > 1 else pending[0], handle)
     if interrupts:
-        handle = {"db": state["db"], "thread_id": state["thread_id"], "pause": _pause_of(interrupts, messages)}
+        handle = _handle(state, _pause_of(interrupts, messages))
         several = _gated_calls(interrupts, messages)
         if len(several) > 1:
             return LegResult.suspended(several, handle)

@@ -405,6 +405,25 @@ class LlamaIndexAdapter:
                     "decides the call, and agent.run(user_msg=..., ctx=ctx) drops user_msg on a paused context"
                 ),
             ),
+            # `--store postgres|redis`: no store of llama-index's own for the paused Context in this environment
+            Channel(
+                name="postgres",
+                kind="unsupported",
+                mechanism=(
+                    "llama-index-workflows 2.26.1 serialises the paused run as Context.to_dict() and keeps it in no "
+                    "store of its own; LlamaIndex's PostgreSQL run stores (PostgresWorkflowStore of "
+                    "llama-agents-server 0.8.0, DBOSRuntime of llama-agents-dbos 0.7.0) are not in .venv"
+                ),
+            ),
+            Channel(
+                name="redis",
+                kind="unsupported",
+                mechanism=(
+                    "llama-index-workflows 2.26.1 serialises the paused run as Context.to_dict() and has no Redis "
+                    "store for it (llama-agents-server 0.8.0's workflow stores are memory, SQLite, PostgreSQL and "
+                    "AgentData only); llama-index-storage-chat-store-redis keeps chat memory, not the paused Context"
+                ),
+            ),
         ),
     )
 

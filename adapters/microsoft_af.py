@@ -273,6 +273,28 @@ class MicrosoftAFAdapter:
                     "agent.run: its user_input_requests and the AgentSession"
                 ),
             ),
+            # `--store postgres|redis`: the framework has no store of its own for the paused session there
+            Channel(
+                name="postgres",
+                kind="unsupported",
+                mechanism=(
+                    "agent-framework-core 1.23.0 has no PostgreSQL store for the paused AgentSession (its pending "
+                    "approval requests live in session.state['tool_approval']): sessions go to session.to_dict() or "
+                    "SessionStore/FileSessionStore (memory, files), workflow checkpoints to InMemory/"
+                    "FileCheckpointStorage, and agent-framework-postgres 1.0.0a261015 is only a pgvector vector store "
+                    "(PostgresStore)"
+                ),
+            ),
+            Channel(
+                name="redis",
+                kind="unsupported",
+                mechanism=(
+                    "agent-framework-core 1.23.0 has no Redis store for the paused AgentSession: agent-framework-redis "
+                    "1.0.0b261022 (not in .venv: it pins redis<7.2.1, .venv has 8.2.0) has only RedisHistoryProvider "
+                    "(the chat history, not the pending approval requests in session.state['tool_approval']), "
+                    "RedisContextProvider and a vector store, no SessionStore or CheckpointStorage"
+                ),
+            ),
         ),
     )
 

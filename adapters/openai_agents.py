@@ -63,10 +63,31 @@ is the same JSON string as above. After a handoff the delegate is the run's curr
 an ordinary one of the run. `PendingRequest.agent` is `ToolApprovalItem.agent.name`, the agent whose call the SDK
 holds. In a streamed leg the delegates called as tools run streamed too (`as_tool(on_stream=...)`, the SDK's
 callback for a nested agent's stream events), and their tool calls and outputs are handed over like the run's own.
+
+PostgreSQL / Redis (`ctx.store.kind` postgres / redis; nothing of this runs on the default store, where the leg state is
+the RunState string itself): the run has a Session of the SDK's own store class for that server, and the paused RunState
+is kept on the same server, so the leg state is only ids, `{"session_id": ..., "state_id": ...}`.
+- The Session: `agents.extensions.memory.SQLAlchemySession` (the `sqlalchemy` extra; an async engine over
+  `postgresql+asyncpg://` on the item's database, `create_tables=True`: its tables `agent_sessions` /
+  `agent_messages`) or `agents.extensions.memory.RedisSession` (the `redis` extra; `key_prefix=<ctx.store.prefix>
+  agents:session`, so its keys are `<prefix>agents:session:<session id>` and `...:<session id>:messages`), passed to
+  every `Runner.run` / `Runner.run_streamed` of the run, the same session id on each resume (docs/human_in_the_loop.md,
+  "Streaming and sessions": "keep passing the same session instance when you resume from RunState, or pass another
+  session object configured for the same session ID and backing store"). The SDK writes the conversation items to it
+  (the input, the model's calls and the tools' outputs, the resumed turn's too); it builds a resumed run's model input
+  from the RunState, not from the session (run.py: `prepare_input_with_session` is skipped for a RunState input).
+- The RunState: the SDK has no store class of its own for it; its docs tell the application to keep it ("RunState is
+  designed to be durable. Use state.to_json() or state.to_string() to store pending work in a database or queue and
+  recreate it later with RunState.from_json(...) or RunState.from_string(...)", docs/human_in_the_loop.md,
+  "Long-running approvals"). The adapter keeps `to_string()` in a table `arena_run_states` (id, session_id, state) of
+  the item's database through the session's own SQLAlchemy engine, or under the key `<prefix>agents:run_state:<id>`
+  through the session's Redis client; each pause is a new row / key (the pause-time state a crash recovery resumes
+  again is never overwritten). Connections are opened per leg and closed at its end.
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from arena.http import async_client
@@ -81,6 +102,7 @@ from arena.types import (
     LegContext,
     LegResult,
     PendingRequest,
+    Store,
     ToolKind,
     ToolSpec,
 )
@@ -207,6 +229,34 @@ class OpenAIAgentsAdapter:
                     "Runner.run (the stream has no event of its own for a pending approval)"
                 ),
             ),
+            Channel(
+                name="postgres",
+                kind="native",
+                mechanism=(
+                    "the run's session is agents.extensions.memory.SQLAlchemySession (openai-agents[sqlalchemy]) on an "
+                    "async engine postgresql+asyncpg:// of the item's database, create_tables=True (agent_sessions, "
+                    "agent_messages), passed to Runner.run with the same session id on every resume (SDK docs, human "
+                    "in the loop: streaming and sessions); the paused RunState.to_string() is kept, as the SDK docs "
+                    "say to (human in the loop: long-running approvals, store it in a database), in a table "
+                    "arena_run_states of the same database through that engine, one row per pause; the leg state is "
+                    "{session_id, state_id}; resume: RunState.from_string(agent, row), approve / reject, "
+                    "Runner.run(agent, state, session=...)"
+                ),
+            ),
+            Channel(
+                name="redis",
+                kind="native",
+                mechanism=(
+                    "the run's session is agents.extensions.memory.RedisSession (openai-agents[redis]) on a "
+                    "redis.asyncio client, key_prefix=<item prefix>agents:session (keys <prefix>agents:session:<id> "
+                    "and <prefix>agents:session:<id>:messages), passed to Runner.run with the same session id on every "
+                    "resume (SDK docs, human in the loop: streaming and sessions); the paused RunState.to_string() is "
+                    "kept, as the SDK docs say to (human in the loop: long-running approvals), under the key "
+                    "<prefix>agents:run_state:<id> through the same client, one key per pause; the leg state is "
+                    "{session_id, state_id}; resume: RunState.from_string(agent, value), approve / reject, "
+                    "Runner.run(agent, state, session=...)"
+                ),
+            ),
         ),
     )
 
@@ -309,15 +359,19 @@ class OpenAIAgentsAdapter:
 
     # -- legs ------------------------------------------------------------------------------------
 
-    async def _run(self, agent: Any, run_input: Any, ctx: LegContext, names: dict[str, str] | None = None) -> Any:
+    async def _run(self, agent: Any, run_input: Any, ctx: LegContext, names: dict[str, str] | None = None,
+                   session: Any = None) -> Any:
         """`Runner.run`, or in a streamed leg `Runner.run_streamed` with its events read to the end, handing over
         each tool call and tool output they tell (`names`: the held calls' tools, whose outputs a resumed
-        stream gives by call id only)."""
+        stream gives by call id only). `session`: the run's Session on a PostgreSQL / Redis store (`_Kept`), None
+        on the default store (no session, as before)."""
         from agents import Runner
 
         if not ctx.stream:
-            return await Runner.run(agent, run_input, run_config=self._run_config(), max_turns=MAX_TURNS)
-        result = Runner.run_streamed(agent, run_input, run_config=self._run_config(), max_turns=MAX_TURNS)
+            return await Runner.run(agent, run_input, run_config=self._run_config(), max_turns=MAX_TURNS,
+                                    session=session)
+        result = Runner.run_streamed(agent, run_input, run_config=self._run_config(), max_turns=MAX_TURNS,
+                                     session=session)
         names = dict(names or {})
         self._nested_names.update(names)
         async for event in result.stream_events():
@@ -340,18 +394,43 @@ class OpenAIAgentsAdapter:
     async def start(self, ctx: LegContext) -> LegResult:
         agent = self._build(ctx)
         self._ctx = ctx
-        return self._outcome(await self._run(agent, ctx.item.input, ctx), ctx)
+        if ctx.store.kind == "sqlite":
+            return self._outcome(await self._run(agent, ctx.item.input, ctx), ctx)
+        kept = _Kept(ctx.store, uuid.uuid4().hex)  # a new run: a new session
+        try:
+            return await kept.keep(self._outcome(await self._run(agent, ctx.item.input, ctx, session=kept.session),
+                                                 ctx))
+        finally:
+            await kept.aclose()
 
-    async def add_input(self, state: str, text: str, ctx: LegContext) -> str:
+    async def add_input(self, state: Any, text: str, ctx: LegContext) -> Any:
         """Input while paused, no decision: staged with RunState.add_input, kept in the serialised state the decision
         then resumes. A refusal (UserError: a state the SDK takes no input on) propagates."""
         from agents import RunState
 
-        run_state = await RunState.from_string(self._build(ctx), state)
-        run_state.add_input(text)
-        return run_state.to_string()
+        if ctx.store.kind == "sqlite":
+            run_state = await RunState.from_string(self._build(ctx), state)
+            run_state.add_input(text)
+            return run_state.to_string()
+        kept = _Kept(ctx.store, state["session_id"])
+        try:
+            run_state = await RunState.from_string(self._build(ctx), await kept.load(state))
+            run_state.add_input(text)
+            return await kept.save(run_state.to_string())
+        finally:
+            await kept.aclose()
 
-    async def resume(self, state: str, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+    async def resume(self, state: Any, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        if ctx.store.kind == "sqlite":
+            return await self._resume(state, decision, ctx)
+        kept = _Kept(ctx.store, state["session_id"])  # the same session id, a new session object (a new process)
+        try:
+            return await kept.keep(await self._resume(await kept.load(state), decision, ctx, kept.session))
+        finally:
+            await kept.aclose()
+
+    async def _resume(self, state: str, decision: Decision | DecisionSet, ctx: LegContext,
+                      session: Any = None) -> LegResult:
         from agents import RunState
 
         agent = self._build(ctx)
@@ -368,7 +447,7 @@ class OpenAIAgentsAdapter:
             # add_input (UserError) propagates: that is the measured outcome.
             self._decision = None
             run_state.add_input(decision.text)
-            return self._outcome(await self._run(agent, run_state, ctx, names), ctx)
+            return self._outcome(await self._run(agent, run_state, ctx, names, session), ctx)
         if isinstance(decision, DecisionSet):
             # One decision per held call, by call id. The SDK has no way to run a call with other arguments
             # (approve() takes none, and a call's arguments are fingerprinted in the state), so an edit is
@@ -385,7 +464,7 @@ class OpenAIAgentsAdapter:
                     run_state.approve(item, always_approve=bool(d.always))
                 else:
                     run_state.reject(item, always_reject=bool(d.always), rejection_message=d.as_text())
-            return self._outcome(await self._run(agent, run_state, ctx, names), ctx)
+            return self._outcome(await self._run(agent, run_state, ctx, names, session), ctx)
         item = self._approval_item(interruptions)
         self._decision = decision
         gated = item.name in self._gated
@@ -395,7 +474,7 @@ class OpenAIAgentsAdapter:
             run_state.reject(item, always_reject=bool(decision.always), rejection_message=decision.as_text())
         else:
             run_state.approve(item, always_approve=bool(decision.always))
-        return self._outcome(await self._run(agent, run_state, ctx, names), ctx)
+        return self._outcome(await self._run(agent, run_state, ctx, names, session), ctx)
 
     def _approval_item(self, interruptions: list[Any]) -> Any:
         """The pending call on a tool declared with needs_approval (the approval tool or a gated tool)."""
@@ -411,6 +490,91 @@ class OpenAIAgentsAdapter:
             return LegResult.suspended(_pending(self._approval_item(interruptions), ctx), result.to_state().to_string())
         output = result.final_output
         return LegResult.finished(output if isinstance(output, str) else str(output or ""))
+
+
+STATES_TABLE = "arena_run_states"
+
+
+class _Kept:
+    """One leg's hold on the item's own place on a PostgreSQL / Redis server (`ctx.store`): the run's Session of the
+    SDK's own class for that server, and the paused RunState strings the adapter keeps beside it (the SDK documents
+    storing `RunState.to_string()` in a database; it has no class for it). Opened per leg, closed at its end: nothing
+    of it outlives the leg's process, and the next leg, in a new process, gets only the ids."""
+
+    def __init__(self, store: Store, session_id: str) -> None:
+        self.session_id = session_id
+        self.kind = store.kind
+        self._prefix = store.prefix
+        if store.kind == "postgres":
+            from sqlalchemy.ext.asyncio import create_async_engine
+
+            from agents.extensions.memory import SQLAlchemySession
+
+            self._engine = create_async_engine(store.sqlalchemy_url("asyncpg"))
+            self.session: Any = SQLAlchemySession(session_id, engine=self._engine, create_tables=True)
+        elif store.kind == "redis":
+            import redis.asyncio as redis
+
+            from agents.extensions.memory import RedisSession
+
+            self._redis = redis.from_url(store.url)
+            self.session = RedisSession(session_id, redis_client=self._redis,
+                                        key_prefix=f"{store.prefix}agents:session")
+        else:
+            raise ValueError(f"a {store.kind} store keeps the RunState in the leg state itself")
+
+    @staticmethod
+    def _table() -> Any:
+        from sqlalchemy import TIMESTAMP, Column, MetaData, String, Table, Text, text
+
+        return Table(STATES_TABLE, MetaData(), Column("id", String, primary_key=True),
+                     Column("session_id", String, nullable=False), Column("state", Text, nullable=False),
+                     Column("created_at", TIMESTAMP(timezone=False), server_default=text("CURRENT_TIMESTAMP"),
+                            nullable=False))
+
+    def _key(self, state_id: str) -> str:
+        return f"{self._prefix}agents:run_state:{state_id}"
+
+    async def save(self, state: str) -> dict[str, str]:
+        """Keep a paused RunState (a new row / key) and return the leg state: the ids only."""
+        state_id = uuid.uuid4().hex
+        if self.kind == "postgres":
+            table = self._table()
+            async with self._engine.begin() as conn:
+                await conn.run_sync(table.metadata.create_all)
+                await conn.execute(table.insert().values(id=state_id, session_id=self.session_id, state=state))
+        else:
+            await self._redis.set(self._key(state_id), state)
+        return {"session_id": self.session_id, "state_id": state_id}
+
+    async def load(self, handle: dict[str, str]) -> str:
+        """The RunState string a leg state names; a missing one raises (nothing to resume)."""
+        state_id = handle["state_id"]
+        if self.kind == "postgres":
+            from sqlalchemy import select
+
+            table = self._table()
+            async with self._engine.connect() as conn:
+                found = (await conn.execute(select(table.c.state).where(table.c.id == state_id))).scalar_one_or_none()
+        else:
+            raw = await self._redis.get(self._key(state_id))
+            found = raw.decode() if isinstance(raw, bytes) else raw
+        if found is None:
+            raise LookupError(f"no paused RunState {state_id} in the {self.kind} store")
+        return str(found)
+
+    async def keep(self, result: LegResult) -> LegResult:
+        """A suspended leg's RunState string moved to the server; the leg state becomes its ids."""
+        if result.status == "suspended":
+            result.state = await self.save(result.state)
+        return result
+
+    async def aclose(self) -> None:
+        if self.kind == "postgres":
+            await self._engine.dispose()
+        else:
+            await self.session.close()  # a no-op for an injected client
+            await self._redis.aclose()
 
 
 def _pending(item: Any, ctx: LegContext) -> PendingRequest:

@@ -88,6 +88,16 @@ agent) and one `Agent` per delegate, each with the harness tools it holds (gated
   `agent.run(message_history=..., deferred_tool_results=...)`, the desk not run again (`kind="emulated"`: which agent
   to resume is the adapter's record). In a streamed leg the delegates' runs stream too (`run_stream_events`).
 
+The paused state on a server (`--store postgres|redis`, the `postgres` / `redis` channels): Pydantic AI has no store
+class; what it documents is persisting the run's message history yourself, serialised with `ModelMessagesTypeAdapter`
+(docs "Messages and chat history", "Storing and loading messages (to JSON)": "you may want to store the messages
+history of an agent run on disk or in a database ... The intended way to do this is using a TypeAdapter"), with the
+pending `DeferredToolRequests` answered later by `DeferredToolResults` (docs/deferred-tools.md). So, on a server, that
+same JSON (the history and the rest of the paused state: the held call ids, their kind, a delegate's metadata) goes
+into a table of the item's database (`pydantic_ai_paused_runs`, created by the adapter, psycopg 3) or a Redis hash
+under the item's key prefix (redis-py), and the leg's state is only the row's id / the key. Each leg opens its own
+connection and closes it. With SQLite (the default) nothing changes: the JSON is the state itself.
+
 Offline: no logfire; the agent's `instrument` is set to False explicitly (it is off by default and
 `logfire_api` is the no-op shim); no price updates are started; the model client is pydantic-ai's
 `OpenAIChatModel` (Chat Completions) pointed at the harness's loopback base URL.
@@ -95,6 +105,8 @@ Offline: no logfire; the agent's `instrument` is set to False explicitly (it is 
 
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any
 
 from arena.http import async_client
@@ -109,6 +121,7 @@ from arena.types import (
     LegContext,
     LegResult,
     PendingRequest,
+    Store,
     ToolKind,
     ToolSpec,
 )
@@ -289,6 +302,32 @@ class PydanticAIAdapter:
                 carries=Capabilities(
                     deny_reason=True, approve_note=False, free_text=False, edit_args=True,
                     notes="the delegate's own tool gate, as tool_gate",
+                ),
+            ),
+            Channel(
+                name="postgres",
+                kind="native",
+                mechanism=(
+                    "the message history as ModelMessagesTypeAdapter JSON (result.all_messages_json()) in a table of "
+                    "the item's database (pydantic_ai_paused_runs, created by the adapter with psycopg 3; one row per "
+                    "pause: the history and the held calls' ids and kinds), the documented way (docs 'Messages and "
+                    "chat history', storing messages to JSON: 'store the messages history of an agent run on disk or "
+                    "in a database'); Pydantic AI has no store class. The leg's state is the row's id; the resume "
+                    "reads the row and runs agent.run(message_history=ModelMessagesTypeAdapter.validate_json(...), "
+                    "deferred_tool_results=...)"
+                ),
+            ),
+            Channel(
+                name="redis",
+                kind="native",
+                mechanism=(
+                    "the message history as ModelMessagesTypeAdapter JSON (result.all_messages_json()) in a Redis hash "
+                    "under the item's key prefix (<prefix>pydantic_ai:paused_run:<id>, redis-py; the history and the "
+                    "held calls' ids and kinds), the documented way (docs 'Messages and chat history', storing "
+                    "messages to JSON: 'store the messages history of an agent run on disk or in a database'); "
+                    "Pydantic AI has no store class. The leg's state is the key's id; the resume reads the hash and "
+                    "runs agent.run(message_history=ModelMessagesTypeAdapter.validate_json(...), "
+                    "deferred_tool_results=...)"
                 ),
             ),
             Channel(
@@ -490,7 +529,7 @@ class PydanticAIAdapter:
         self._ctx = ctx
         agent = self._build(ctx)
         result = await self._run(agent, ctx, user_prompt=ctx.item.input)
-        return self._outcome(result, ctx)
+        return await _kept(self._outcome(result, ctx), ctx.store)
 
     async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
         """Input while paused (the `input` channel), deciding nothing: pydantic-ai holds no paused run to add it to
@@ -503,6 +542,8 @@ class PydanticAIAdapter:
 
         self._ctx = ctx
         agent = self._build(ctx)
+        if PAUSED_ID in state:  # the paused state is on the server (`--store postgres|redis`): read it back
+            state = await _load_paused(ctx.store, state)
         # a delegate the run was handed over to paused: the run goes on as that delegate's, on its own history
         handed = state.get("agent") if state.get("kind") != "nested" else None
         if handed is not None:
@@ -511,7 +552,7 @@ class PydanticAIAdapter:
         prompt = _prompt(state, decision)
         if _is_message(decision):  # a new user message instead of a decision (the `message` channel)
             result = await self._run(agent, ctx, user_prompt=prompt, message_history=_for_new_prompt(history))
-            return self._outcome(result, ctx, handed)
+            return await _kept(self._outcome(result, ctx, handed), ctx.store)
         if state.get("kind") == "nested":  # delegates called as tools wait: the desk's calls of them resume them
             results = _nested_results(state, decision)
         else:
@@ -519,7 +560,7 @@ class PydanticAIAdapter:
         # input added while paused: the new user prompt pydantic-ai takes alongside the deferred results
         extra = {} if prompt is None else {"user_prompt": prompt}
         result = await self._run(agent, ctx, message_history=history, deferred_tool_results=results, **extra)
-        return self._outcome(result, ctx, handed)
+        return await _kept(self._outcome(result, ctx, handed), ctx.store)
 
     @staticmethod
     async def _run(agent: Any, ctx: LegContext, **run: Any) -> Any:
@@ -655,6 +696,75 @@ class PydanticAIAdapter:
             args = {**args, "amount": shown["amount"]}
         pending = PendingRequest(tool=call.tool_name, args=args, call_id=call.tool_call_id)
         return LegResult.suspended(pending, state)
+
+
+# -- the paused state on a server (`--store postgres|redis`) ---------------------------------------------------------
+
+PAUSED_TABLE = "pydantic_ai_paused_runs"  # in the item's own PostgreSQL database
+PAUSED_KEY = "pydantic_ai:paused_run:"  # after the item's Redis key prefix
+PAUSED_ID = "paused_run"  # the state's key for the row id / key id (the state then holds nothing else of the pause)
+_CREATE = (f"CREATE TABLE IF NOT EXISTS {PAUSED_TABLE} (id text PRIMARY KEY, messages json NOT NULL, "
+           "state json NOT NULL, created_at timestamptz NOT NULL DEFAULT now())")
+
+
+async def _kept(result: LegResult, store: Store) -> LegResult:
+    """A paused leg's state on the item's server: the message history (pydantic-ai's own JSON, `all_messages_json()`)
+    and the rest of the pause (held call ids, their kind, a delegate's metadata) written there; the state handed back
+    is the id only. With SQLite (the default) the JSON is the state itself, as it always was."""
+    if store.kind == "sqlite" or result.status != "suspended" or not result.state:
+        return result
+    state = dict(result.state)
+    messages = state.pop("messages")
+    paused_id = uuid.uuid4().hex
+    rest = json.dumps(state)
+    if store.kind == "postgres":
+        import psycopg
+
+        async with await psycopg.AsyncConnection.connect(store.url, autocommit=True) as conn:
+            await conn.execute(_CREATE)
+            await conn.execute(f"INSERT INTO {PAUSED_TABLE} (id, messages, state) VALUES (%s, %s, %s)",
+                               (paused_id, messages, rest))
+    elif store.kind == "redis":
+        import redis.asyncio as aioredis
+
+        client = aioredis.Redis.from_url(store.url)
+        try:
+            await client.hset(f"{store.prefix}{PAUSED_KEY}{paused_id}", mapping={"messages": messages, "state": rest})
+        finally:
+            await client.aclose()
+    else:
+        raise ValueError(f"no paused-state store for {store.kind!r}")
+    result.state = {PAUSED_ID: paused_id, "store": store.kind}
+    return result
+
+
+async def _load_paused(store: Store, handle: dict[str, Any]) -> dict[str, Any]:
+    """The paused state `_kept` wrote, read back from the item's server; what the handle gained since the pause (the
+    input `add_input` staged) goes with it."""
+    paused_id = handle[PAUSED_ID]
+    if store.kind == "postgres":
+        import psycopg
+
+        async with await psycopg.AsyncConnection.connect(store.url, autocommit=True) as conn:
+            cursor = await conn.execute(f"SELECT messages::text, state::text FROM {PAUSED_TABLE} WHERE id = %s",
+                                        (paused_id,))
+            row = await cursor.fetchone()
+    elif store.kind == "redis":
+        import redis.asyncio as aioredis
+
+        client = aioredis.Redis.from_url(store.url)
+        try:
+            found = await client.hmget(f"{store.prefix}{PAUSED_KEY}{paused_id}", ["messages", "state"])
+        finally:
+            await client.aclose()
+        row = tuple(v.decode() for v in found) if all(v is not None for v in found) else None
+    else:
+        raise ValueError(f"the paused run {paused_id} is kept in {handle.get('store')!r}, and this leg's store is "
+                         f"{store.kind!r}")
+    if row is None:
+        raise LookupError(f"no paused run {paused_id} in the item's {store.kind} store")
+    extra = {k: v for k, v in handle.items() if k not in (PAUSED_ID, "store")}
+    return {**json.loads(row[1]), "messages": row[0], **extra}
 
 
 class _HandedOver:

@@ -18,6 +18,10 @@ adds is DBOS durable execution, the way pydantic-ai documents it (docs/durable_e
   the item recovers the others' workflows. DBOS is process-global, so the class is `concurrent = False`; it
   is launched at the start of each leg (after the workflow and the agent's steps are registered) and
   destroyed when the leg returns, so nothing of it runs during a pause.
+- on a server (`--store postgres`, the `postgres` channel): DBOS's own PostgreSQL system database, the item's
+  database given as `system_database_url` (DBOS connects with `postgresql+psycopg`, and its migrations at
+  `DBOS.launch()` create its tables in schema `dbos` there); the state then names no file, only the workflow id.
+  DBOS has no Redis system database (SQLite or PostgreSQL only), so the `redis` channel is unsupported.
 - the pause: the workflow returns (it does not block) with the run's output, `DeferredToolRequests`, and its
   message history (pydantic-ai's JSON), recorded by DBOS as the workflow's result. The leg's state is JSON
   that points at it: the database file, the paused workflow's id and the deferred call id(s).
@@ -124,11 +128,12 @@ def _dbos() -> Any:
     return dbos
 
 
-def dbos_config(db_path: str) -> dict[str, Any]:
-    """The DBOS configuration of one item: its SQLite system database, nothing that leaves the machine."""
+def dbos_config(db_path: str | None, url: str | None = None) -> dict[str, Any]:
+    """The DBOS configuration of one item: its SQLite system database (`db_path`), or with `url` its PostgreSQL one
+    (`--store postgres`: the item's own database on the harness's server), nothing that leaves the machine."""
     return {
         "name": APP_NAME,
-        "system_database_url": f"sqlite:///{os.path.abspath(db_path)}",
+        "system_database_url": url if url is not None else f"sqlite:///{os.path.abspath(str(db_path))}",
         "application_version": APP_VERSION,
         "enable_otlp": False,  # no OTLP traces or logs (DBOS's default, made explicit)
         # DBOS logs its Conductor console URL at INFO (nothing connects to it), and warns at each item's agent
@@ -189,7 +194,7 @@ class _Ended:
 _BASE = {c.name: c for c in PydanticAIAdapter.info.channels}
 _DURABLE = ("; the leg runs inside the adapter's own @DBOS.workflow on an Agent(name=..., capabilities="
             "[DBOSDurability()]) (model requests and each tool's harness call are DBOS steps), the state points "
-            "at the workflow's recorded result in DBOS's SQLite system database")
+            "at the workflow's recorded result in DBOS's system database (SQLite; PostgreSQL with --store postgres)")
 
 
 class PydanticAIDBOSAdapter(PydanticAIAdapter):
@@ -233,7 +238,8 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
                 mechanism=(
                     "DBOS workflow recovery: the next process's DBOS.launch() recovers the PENDING resume workflow "
                     "(DBOS docs, workflow recovery on a single server) from its last completed step: recorded model "
-                    "and tool steps are replayed from the SQLite system database, the step the process died in runs "
+                    "and tool steps are replayed from the system database (SQLite; PostgreSQL with --store postgres), "
+                    "the step the process died in runs "
                     "again under the same tool call id; the adapter's resume with the same state reaches the same "
                     "workflow id (the pause's + '/resume') and waits for that workflow's result"
                 ),
@@ -241,6 +247,28 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
                 # resume: the same state and decision reach the recovered workflow by its id; continue: the
                 # adapter only waits for the workflow DBOS.launch() recovered (`continue_run`)
                 ways=("resume", "continue"),
+            ),
+            Channel(
+                name="postgres",
+                kind="native",
+                mechanism=(
+                    "DBOS's own PostgreSQL system database: DBOS(config={'system_database_url': the item's database "
+                    "URL}) (dbos 3.4, driver postgresql+psycopg; DBOS.launch() runs its migrations, creating its "
+                    "tables in schema 'dbos' there): the paused workflow's recorded result (pydantic-ai's message "
+                    "history JSON and the DeferredToolRequests output) and the resume workflow's steps; the state is "
+                    "the workflow id, and every leg's DBOS.launch() connects to it anew and recovers the PENDING "
+                    "workflows there"
+                ),
+            ),
+            Channel(
+                name="redis",
+                kind="unsupported",
+                mechanism=(
+                    "DBOS has no Redis system database: dbos 3.4's system database is SQLite or PostgreSQL only "
+                    "(system_database_url is a sqlite:// or postgresql:// URL; SystemDatabase.create picks "
+                    "SQLiteSystemDatabase or PostgresSystemDatabase, dbos/_sys_db.py), and pydantic-ai's DBOS "
+                    "integration keeps the run's state nowhere else"
+                ),
             ),
             Channel(
                 name="stream",
@@ -301,9 +329,10 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
 
     # -- DBOS's lifetime: one leg ----------------------------------------------------------------------
 
-    def _launch(self, ctx: LegContext, db_path: str) -> None:
+    def _launch(self, ctx: LegContext, db_path: str | None) -> None:
         """Register the workflow and the agent's steps, then launch DBOS on the item's system database (which
-        recovers whatever workflow a killed process left PENDING there)."""
+        recovers whatever workflow a killed process left PENDING there): the SQLite file `db_path`, or with
+        `--store postgres` (`db_path` None) the item's PostgreSQL database, connected to anew by each leg."""
         global _CURRENT
         dbos = _dbos()
         self._build(ctx)
@@ -311,12 +340,14 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
         _workflow()
         if _CURRENT is not None and _CURRENT is not self and _CURRENT._launched:
             raise RuntimeError("another pydantic_ai_dbos item holds DBOS in this process")
-        os.makedirs(os.path.dirname(db_path), exist_ok=True)
+        url = _system_database_url(ctx)
+        if url is None:
+            os.makedirs(os.path.dirname(str(db_path)), exist_ok=True)
         dbos.DBOS.destroy()  # none should be left; DBOS() would return it as it is
         _CURRENT = self
         # asyncio keeps it there; read back at the shutdown (see `_shutdown`)
         self._loop_executor = getattr(asyncio.get_running_loop(), "_default_executor", None)
-        dbos.DBOS(config=dbos_config(db_path))
+        dbos.DBOS(config=dbos_config(db_path, url))
         dbos.DBOS.launch()
         self._launched = True
 
@@ -346,7 +377,7 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
     # -- legs --------------------------------------------------------------------------------------------
 
     async def start(self, ctx: LegContext) -> LegResult:
-        db_path = os.path.join(ctx.workdir, STORE_DIR, STORE_FILE)
+        db_path = None if _system_database_url(ctx) else os.path.join(ctx.workdir, STORE_DIR, STORE_FILE)
         workflow_id = f"{ctx.item.id}/{uuid.uuid4().hex[:12]}"
         self._launch(ctx, db_path)
         try:
@@ -359,7 +390,7 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
         return self._ended(recorded, workflow_id, db_path, ctx)
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
-        db_path = state["db"]
+        db_path = None if _system_database_url(ctx) else state["db"]
         self._launch(ctx, db_path)
         try:
             from dbos import DBOS, SetWorkflowID
@@ -380,7 +411,7 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
         """crash_recovery's `continue` way: DBOS's own recovery, no decision given again. `DBOS.launch()` on the
         item's system database recovers the PENDING resume workflow the killed process left; the adapter only
         waits for that workflow's result, by its id."""
-        db_path = state["db"]
+        db_path = None if _system_database_url(ctx) else state["db"]
         self._launch(ctx, db_path)
         try:
             from dbos import DBOS
@@ -391,10 +422,22 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
             await self._shutdown()
         return self._ended(recorded, workflow_id, db_path, ctx)
 
-    def _ended(self, recorded: dict[str, Any], workflow_id: str, db_path: str, ctx: LegContext) -> LegResult:
+    def _ended(self, recorded: dict[str, Any], workflow_id: str, db_path: str | None, ctx: LegContext) -> LegResult:
         result = self._outcome(_Ended(recorded), ctx)
         if result.status == "suspended":
-            # JSON pointing at DBOS's store: the history is the paused workflow's recorded result there.
+            # JSON pointing at DBOS's store: the history is the paused workflow's recorded result there (the SQLite
+            # file's path; on PostgreSQL only the workflow id: the database is the leg's `ctx.store`).
             state = {k: v for k, v in result.state.items() if k != "messages"}
-            result.state = {**state, "db": db_path, "workflow_id": workflow_id}
+            where = {"db": db_path} if db_path is not None else {"system_database": ctx.store.kind}
+            result.state = {**state, **where, "workflow_id": workflow_id}
         return result
+
+
+def _system_database_url(ctx: LegContext) -> str | None:
+    """DBOS's PostgreSQL system database with `--store postgres` (the item's own database); None: the SQLite file under
+    the work directory, as always. DBOS has no Redis system database (the `redis` channel is unsupported)."""
+    if ctx.store.kind == "postgres":
+        return ctx.store.url
+    if ctx.store.kind != "sqlite":
+        raise RuntimeError(f"DBOS has no {ctx.store.kind} system database")
+    return None

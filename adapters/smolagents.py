@@ -77,6 +77,19 @@ STREAM = Channel(
         "(model answers via generate_stream; ToolCall and ToolOutput events, the FinalAnswerStep)"
     ),
 )
+# `--store postgres|redis`: smolagents keeps no run anywhere, so neither adapter has a store on a server
+STORES = tuple(
+    Channel(
+        name=kind,
+        kind="unsupported",
+        mechanism=(
+            "smolagents 1.26.0 cannot persist a run: agent.to_dict()/save() keep the agent's definition (tools, "
+            "model, prompts), not its AgentMemory, which has no loader, so there is no paused state to keep in "
+            f"{title}"
+        ),
+    )
+    for kind, title in (("postgres", "PostgreSQL"), ("redis", "Redis"))
+)
 
 
 def _smolagents() -> Any:
@@ -229,6 +242,7 @@ class SmolagentsAdapter(_SmolagentsBase):
                 ),
             ),
             STREAM,
+            *STORES,
         ),
     )
 
@@ -283,6 +297,7 @@ class SmolagentsEmulatedAdapter(_SmolagentsBase):
                 ),
             ),
             STREAM,
+            *STORES,
         ),
     )
 

@@ -302,6 +302,26 @@ class StrandsAdapter:
                     "after invoke_async"
                 ),
             ),
+            # `--store postgres|redis`: strands has no session manager of its own for either server
+            Channel(
+                name="postgres",
+                kind="unsupported",
+                mechanism=(
+                    "strands-agents 1.62.0 has no PostgreSQL session manager (it ships FileSessionManager, "
+                    "S3SessionManager, SnapshotSessionManager over LocalFileStorage/InMemoryStorage/S3Storage, and "
+                    "RepositorySessionManager for a SessionRepository the user writes); PostgreSQL ones are community "
+                    "packages (e.g. strands-postgresql-session-manager 0.2.0), none in .venv"
+                ),
+            ),
+            Channel(
+                name="redis",
+                kind="unsupported",
+                mechanism=(
+                    "strands-agents 1.62.0 has no Redis session manager; the community strands-valkey-session-manager "
+                    "0.1.0 its docs list is not in .venv, writes fixed `session:<id>` keys (no key prefix option) and "
+                    "needs RedisJSON (JSON.GET), which Redis 7.0.15 here lacks"
+                ),
+            ),
         ),
     )
 

@@ -172,6 +172,13 @@ class VanillaAdapter:
                 mechanism="chat.completions.create(stream=True) read to its end, tool calls assembled from their "
                           "deltas; the loop tells each call, each result and the pause",
             ),
+            # the paused turn lives in the process's memory: no store holds it (vanilla_durable journals it to one)
+            Channel(name="postgres", kind="unsupported",
+                    mechanism="vanilla keeps the paused turn in memory; it is kept in no store (vanilla_durable is "
+                              "the reference that keeps it in PostgreSQL)"),
+            Channel(name="redis", kind="unsupported",
+                    mechanism="vanilla keeps the paused turn in memory; it is kept in no store (vanilla_durable is "
+                              "the reference that keeps it in Redis)"),
         ),
     )
 

@@ -1,7 +1,8 @@
 """The reference for crash_recovery: vanilla's tool-calling loop, made durable the way a careful hand-written
 loop is in production.
 
-It journals the run to a JSON file in the item's work directory: the transcript after every step, the paused
+It journals the run to a JSON file in the item's work directory (with `--store`, a row in the item's PostgreSQL
+database or a key under its Redis prefix, the same JSON): the transcript after every step, the paused
 turn at each pause, the decision with the process that is carrying it out, and every tool's answer by the
 model's call id as soon as it returns. Its tools get that call id (`ToolBox.call(..., call_id=)`), an
 idempotency key a tool can de-duplicate by. A paused run resumes in any process from the journal alone; a
@@ -23,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
-from arena.types import Channel, Decision, DecisionSet, LegContext, LegResult, ToolKind
+from arena.types import Channel, Decision, DecisionSet, LegContext, LegResult, Store, ToolKind
 from arena.worker.procs import alive, start_time
 from arena_builtins.adapters.vanilla import VanillaAdapter, _check, _Paused
 
@@ -31,30 +32,96 @@ JOURNAL = "vanilla_durable.json"
 
 
 class _Journal:
-    """The run's journal: {"pause": the paused turn, "decided": {decision, owner pid, ended}, "answers": {}}."""
+    """The run's journal: {"pause": the paused turn, "decided": {decision, owner pid, ended}, "answers": {}}.
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.data: dict[str, Any] = json.loads(open(path).read()) if os.path.exists(path) else {"answers": {}}
+    Kept where the run's store says (`LegContext.store`): a JSON file in the work directory (sqlite, the default),
+    a row of a table in the item's PostgreSQL database, or a key under the item's Redis prefix; `where` names it
+    (the path, or the row's / key's name), and is all a paused state carries."""
+
+    def __init__(self, where: str, store: Store) -> None:
+        self.where, self.store = where, store
+        raw = self._read()
+        self.data: dict[str, Any] = json.loads(raw) if raw else {"answers": {}}
+
+    @classmethod
+    def new(cls, ctx: LegContext) -> _Journal:
+        where = os.path.join(ctx.workdir, JOURNAL) if ctx.store.kind == "sqlite" else f"{ctx.store.prefix}{JOURNAL}"
+        return cls(where, ctx.store)
+
+    def _read(self) -> str | None:
+        if self.store.kind == "postgres":
+            with _pg(self.store) as conn:
+                row = conn.execute("SELECT data FROM vanilla_durable_journal WHERE name = %s", (self.where,)).fetchone()
+            return None if row is None else str(row[0])
+        if self.store.kind == "redis":
+            with _redis(self.store) as client:
+                value = client.get(self.where)
+            return None if value is None else value.decode()
+        return open(self.where).read() if os.path.exists(self.where) else None
 
     def save(self) -> None:
-        tmp = f"{self.path}.tmp"
+        """Whole or not at all, whenever the process dies: a file replaced, a row upserted, a key set."""
+        text = json.dumps(self.data)
+        if self.store.kind == "postgres":
+            with _pg(self.store) as conn:
+                conn.execute("INSERT INTO vanilla_durable_journal (name, data) VALUES (%s, %s) "
+                             "ON CONFLICT (name) DO UPDATE SET data = EXCLUDED.data", (self.where, text))
+            return
+        if self.store.kind == "redis":
+            with _redis(self.store) as client:
+                client.set(self.where, text)
+            return
+        tmp = f"{self.where}.tmp"
         with open(tmp, "w") as f:
-            json.dump(self.data, f)
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, self.path)  # whole or not at all, whenever the process dies
+        os.replace(tmp, self.where)
 
     @staticmethod
     @contextlib.contextmanager
-    def locked(path: str) -> Iterator[None]:
-        """One process at a time decides whether a resume may go on."""
-        with open(f"{path}.lock", "w") as lock:
+    def locked(where: str, store: Store) -> Iterator[None]:
+        """One process at a time decides whether a resume may go on: a file lock, a PostgreSQL advisory lock, or a
+        Redis lock (redis-py's `Lock`), each on the journal's name."""
+        if store.kind == "postgres":
+            with _pg(store) as conn:
+                conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (where,))
+                try:
+                    yield
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (where,))
+            return
+        if store.kind == "redis":
+            with _redis(store) as client, client.lock(f"{where}.lock", timeout=120, blocking_timeout=120):
+                yield
+            return
+        with open(f"{where}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 yield
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _pg(store: Store) -> Iterator[Any]:
+    """A connection to the item's PostgreSQL database (autocommit: every statement stands alone), its table made."""
+    import psycopg
+
+    with psycopg.connect(store.url, autocommit=True, connect_timeout=10) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS vanilla_durable_journal (name text PRIMARY KEY, data text NOT NULL)")
+        yield conn
+
+
+@contextlib.contextmanager
+def _redis(store: Store) -> Iterator[Any]:
+    import redis
+
+    client = redis.Redis.from_url(store.url, socket_timeout=10)
+    try:
+        yield client
+    finally:
+        client.close()
 
 
 class _JournaledTools:
@@ -96,12 +163,19 @@ class VanillaDurableAdapter(VanillaAdapter):
         "name": "vanilla_durable",
         "channels": tuple(c.model_copy(update={"mechanism": c.mechanism.replace(
             "transcript carried across legs", "paused turn journaled to a JSON file")})
-            for c in VanillaAdapter.info.channels) + (
+            for c in VanillaAdapter.info.channels if c.name not in ("postgres", "redis")) + (
             Channel(name="recover", kind="emulated", ways=("resume", "continue"),
                     mechanism="resume again with the same decision, or continue with the decision the journal "
                               "holds: the journal (JSON, written after every tool answer) answers the calls that "
                               "returned; the others run again under the model's call id, which the tools get as an "
-                              "idempotency key"),),
+                              "idempotency key"),
+            Channel(name="postgres", kind="emulated",
+                    mechanism="the journal (the same JSON) is a row of a table in the item's PostgreSQL database "
+                              "(psycopg), upserted after every step; a PostgreSQL advisory lock decides who resumes"),
+            Channel(name="redis", kind="emulated",
+                    mechanism="the journal (the same JSON) is a Redis key under the item's prefix (redis-py), set "
+                              "after every step; a redis-py Lock decides who resumes"),
+        ),
     })
 
     def __init__(self) -> None:
@@ -113,8 +187,7 @@ class VanillaDurableAdapter(VanillaAdapter):
         return _JournaledTools(ctx.tools, call_id, self._journal)
 
     async def start(self, ctx: LegContext) -> LegResult:
-        path = os.path.join(ctx.workdir, JOURNAL)
-        self._journal = _Journal(path)
+        self._journal = _Journal.new(ctx)
         self._journal.save()
         return self._ended(await super().start(ctx))
 
@@ -127,7 +200,7 @@ class VanillaDurableAdapter(VanillaAdapter):
         if result.status == "suspended" and isinstance(result.state, _Paused):
             journal.data["pause"] = asdict(result.state)
             journal.data["decided"] = None
-            result.state = {"journal": journal.path, "pause_id": result.state.pause_id}
+            result.state = {"journal": journal.where, "pause_id": result.state.pause_id}
         journal.save()
         return result
 
@@ -136,8 +209,8 @@ class VanillaDurableAdapter(VanillaAdapter):
 
     async def resume(self, state: dict[str, Any], decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         path = state["journal"]
-        with _Journal.locked(path):
-            journal = _Journal(path)
+        with _Journal.locked(path, ctx.store):
+            journal = _Journal(path, ctx.store)
             pause = journal.data.get("pause") or {}
             if pause.get("pause_id") != state["pause_id"]:
                 raise RuntimeError("this is an older pause's state: the run has moved on since")
@@ -163,8 +236,8 @@ class VanillaDurableAdapter(VanillaAdapter):
 
     async def add_input(self, state: dict[str, Any], text: str, ctx: LegContext) -> dict[str, Any]:
         """New input while paused: journaled with the paused turn, so a resume in any process sends it."""
-        with _Journal.locked(state["journal"]):
-            journal = _Journal(state["journal"])
+        with _Journal.locked(state["journal"], ctx.store):
+            journal = _Journal(state["journal"], ctx.store)
             pause = journal.data.get("pause") or {}
             if pause.get("pause_id") != state["pause_id"] or journal.data.get("decided"):
                 raise RuntimeError("this pause is no longer waiting: input cannot be added to it")
@@ -174,7 +247,7 @@ class VanillaDurableAdapter(VanillaAdapter):
 
     async def continue_run(self, state: dict[str, Any], ctx: LegContext) -> LegResult:
         """Recovery way `continue`: the decision is the one the journal holds, not given again."""
-        decided = (_Journal(state["journal"]).data.get("decided") or {}).get("decision")
+        decided = (_Journal(state["journal"], ctx.store).data.get("decided") or {}).get("decision")
         if decided is None:
             raise RuntimeError("no decision was journaled before the process died: there is nothing to continue")
         data = json.loads(decided)

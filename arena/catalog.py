@@ -283,6 +283,11 @@ def find_arena(name: str) -> ArenaSpec | None:
         return None
 
 
+def arena_of(name: str) -> ArenaSpec | None:
+    """The arena a run of `name` measured: a run on a server store is named `<arena>@<store>` (arena/stores.py)."""
+    return find_arena(name.split("@", 1)[0])
+
+
 def columns() -> list[Column]:
     """Every arena's matrix columns, arenas in report order."""
     return [column for spec in arenas() for column in spec.columns]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from typer.exceptions import Abort, Exit, TyperException
@@ -129,6 +129,15 @@ def _check_text(value: str | None, what: str) -> None:
         _fail(f"{what} is {len(value)} characters long; at most {MAX_NAME}")
 
 
+def _store(kind: str) -> Any:
+    """A --store value, checked: one line for an unknown one."""
+    from arena.stores import STORES
+
+    if kind not in STORES:
+        _fail(f"--store {kind!r}: choose from {', '.join(STORES)}")
+    return kind
+
+
 def _check_timeout(timeout: float) -> None:
     if not math.isfinite(timeout) or timeout > MAX_TIMEOUT_S:
         _fail(f"--timeout must be a number of seconds from 1 to {MAX_TIMEOUT_S:g}")
@@ -209,6 +218,13 @@ def run_cmd(
     stream: Annotated[bool, typer.Option("--stream", help=(
         "stream every leg through the framework's streaming API and check what the stream tells; adapters that "
         "cannot are not measured"))] = False,
+    store: Annotated[str, typer.Option("--store", metavar="sqlite|postgres|redis", help=(
+        "where the framework keeps the paused state: its own local file (sqlite), or its own store for a PostgreSQL "
+        "or Redis server (scripts/services up, or ARENA_POSTGRES_URL / ARENA_REDIS_URL); adapters without one are "
+        "not measured"))] = "sqlite",
+    resume_on: Annotated[Optional[str], typer.Option("--resume-on", metavar="ADAPTER[@RELEASE]", help=(
+        "run every leg after the first on this adapter (another release of the same framework), the paused state "
+        "passing only through the framework's own store, as in a rolling deploy (durable_state, crash_recovery)"))] = None,
 ) -> None:
     """Run ARENA on the adapters given with -a (default: every installed one); write a run directory per adapter
     and print the results."""
@@ -240,7 +256,7 @@ def run_cmd(
     try:
         runs = evaluate(arena_name, adapter or [], model=model, base_url=base_url, items=item, out=out, timeout=timeout,
                         concurrency=concurrency, epochs=epochs, seed=seed, resume=resume, reporter=reporter,
-                        stream=stream)
+                        stream=stream, store=_store(store), resume_on=resume_on)
     except SetupError as exc:  # an adapter@version whose release could not be looked up
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
@@ -448,6 +464,9 @@ def matrix_cmd(
         min=1, max=16)] = 1,
     stream: Annotated[bool, typer.Option("--stream", help=(
         "also run every cell of each adapter that streams (its installed release) streamed, as a row of its own"))] = False,
+    store: Annotated[Optional[list[str]], typer.Option("--store", metavar="postgres|redis", help=(
+        "also run the arenas measured on stores (durable_state, crash_recovery) with the paused state on this "
+        "server, as columns of their own (repeat for both; scripts/services up starts them)"))] = None,
     history: Annotated[Optional[str], typer.Option("--history", metavar="ADAPTER", help=(
         "run ADAPTER against the latest patch of each of its framework's last six minor releases (and the "
         "installed one), and write history-ADAPTER.md: every cell's value now, since which release, and where it changed "
@@ -474,6 +493,9 @@ def matrix_cmd(
         _fail("--jobs runs the matrix in several processes of this machine; it goes with neither --runs nor --shard")
     if stream and runs:
         _fail("--stream runs streamed cells; --runs reads run directories (their streamed runs included): give one")
+    if store and runs:
+        _fail("--store runs cells on a store; --runs reads run directories (their store runs included): give one")
+    store_kinds = [_store(k) for k in store or []]
     if shard is not None:
         if runs:
             _fail("--shard runs a part of the matrix; --runs merges parts that were run: give one or the other")
@@ -494,7 +516,9 @@ def matrix_cmd(
         if adapter and "all" not in adapter:
             collected = [r for r in collected if r.adapter in adapter]
         if arena_name:
-            collected = [r for r in collected if r.arena in arena_name]
+            from arena.stores import unscoped
+
+            collected = [r for r in collected if unscoped(r.arena)[0] in arena_name]
         if not collected:
             _fail("no run directories (meta.json + results.jsonl) found in " + ", ".join(map(str, runs)))
     else:
@@ -503,7 +527,7 @@ def matrix_cmd(
         try:
             made = evaluate_matrix(adapter or [], arena_name or [], versions=versions, out=out / "runs",
                                    timeout=timeout, concurrency=concurrency, reporter=_MatrixProgress(), shard=shard,
-                                   jobs=jobs, stream=stream)
+                                   jobs=jobs, stream=stream, store_kinds=store_kinds)
         except SetupError as exc:  # an adapter@version whose release could not be looked up
             err.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(1) from None
@@ -553,7 +577,8 @@ def matrix_job_cmd(request: str) -> None:
     job = json.loads(request)
     lines = Lines(int(job["fd"]))
     made = evaluate_matrix(job["adapters"], job["arenas"], out=Path(job["out"]), timeout=job["timeout"],
-                           concurrency=job["concurrency"], reporter=lines, stream=bool(job.get("stream")))
+                           concurrency=job["concurrency"], reporter=lines, stream=bool(job.get("stream")),
+                           store_kinds=job.get("stores") or [])
     lines.send(ev="done", runs=[str(r.path) for r in made], failed=made.failed, declined=made.declined)
 
 

@@ -22,7 +22,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from arena import catalog
+from arena import catalog, stores
 from arena.catalog import AdapterEntry
 from arena.errors import UserError
 from arena.paths import writable_dir
@@ -30,7 +30,7 @@ from arena.report.matrix import Run, arena_order
 from arena.results import ItemResult, RunSummary
 from arena.spec import ArenaSpec
 from arena.streaming import streamed_label, why_not_streamed
-from arena.types import AdapterInfo, EvalItem, ResumableRunner
+from arena.types import AdapterInfo, EvalItem, ResumableRunner, StoreKind
 
 Target = AdapterEntry | type[ResumableRunner]  # a catalog entry, or a class given as module:Class
 Level = Literal["info", "dim", "warning", "error"]
@@ -252,8 +252,18 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
             timeout: float = 60.0, items: list[EvalItem] | None = None,
             on_result: Callable[[ItemResult], None] | None = None, base_url: str | None = None,
             concurrency: int = 1, resume: Path | None = None, epochs: int = 1, seed: int = 0,
-            say: Callable[[str, Level], None] = lambda message, level: None, stream: bool = False) -> Run:
+            say: Callable[[str, Level], None] = lambda message, level: None, stream: bool = False,
+            store: StoreKind = "sqlite", resume_on: tuple[str, Target] | None = None) -> Run:
     """Run one arena on one adapter with one model; write its run directory; return the run as written.
+
+    With `store` postgres or redis the adapter keeps each item's paused state on that server, in its framework's own
+    store for it (its `postgres` / `redis` channel; an adapter without one is Declined): the run is named
+    `<arena>@<store>` and its meta says which server (`"store"`).
+
+    With `resume_on` (name, target), every leg after the first runs that adapter instead, in a new process of its own
+    environment (another release of the same framework: a run paused by one release resumed by the next, the state
+    passing only through the framework's own store, as in a rolling deploy): the run is named `<arena>@upgrade`, its
+    row is `resume_on`'s, and its meta says which releases (`"upgrade"`).
 
     With `stream` every leg is streamed (the adapter's `stream` channel): the run is named
     `<adapter> (streamed)` and its meta says `"stream": true`; an adapter without the channel is Declined.
@@ -272,9 +282,30 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
     model_target = resolve_model(model, base_url, arena.accepted_profiles)
     info, version, factory, worker_start = _prepare(target, server, arena.restart_between_legs,
                                                     lambda message: say(message, "info"))
-    why = arena.declined(info) or (why_not_streamed(info) if stream else None)
+    why = arena.declined(info) or (why_not_streamed(info) if stream else None) or stores.why_not_kept(info, store)
     if why is not None:
         raise Declined(why)
+    upgrade: dict[str, Any] | None = None
+    if resume_on is not None:
+        then_name, then_target = resume_on
+        if not arena.restart_between_legs or stream or store != "sqlite":
+            raise UserError(f"--resume-on needs an arena whose every leg runs in a new process (not {arena.name}), "
+                            "plain and on the default store")
+        then_info, then_version, then_factory, _ = _prepare(then_target, server, True,
+                                                            lambda message: say(message, "info"))
+        if then_info.framework != info.framework:
+            raise UserError(f"--resume-on {then_name}: {then_info.framework} is not {adapter_name}'s framework "
+                            f"({info.framework})")
+        why = arena.declined(then_info)
+        if why is not None:
+            raise Declined(why)
+        upgrade = {"from": adapter_name, "from_version": version, "to": then_name, "to_version": then_version}
+        first_factory = factory
+
+        def factory() -> ResumableRunner:  # the first leg's worker, moving to the next release after it
+            return first_factory().resume_on(then_factory())  # type: ignore[attr-defined, no-any-return]
+
+        adapter_name, version, target = then_name, then_version, then_target
     items, not_measured = arena.items_for(info, items)
     if not_measured:
         reasons = sorted(set(not_measured.values()))
@@ -309,6 +340,15 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
     if stream:  # likewise
         meta["stream"], meta["stream_mechanism"] = True, info.mechanism("stream")
         adapter_name = streamed_label(adapter_name)
+    if store != "sqlite":  # likewise
+        try:
+            meta["store"] = {**stores.describe(store), "mechanism": info.mechanism(store)}
+        except stores.StoreError as exc:
+            raise UserError(str(exc)) from None
+    arena_name = stores.scoped(arena.name, store)
+    if upgrade is not None:  # likewise
+        meta["upgrade"], meta["framework_version"], meta["target"] = upgrade, version, _target_name(target)
+        arena_name = f"{arena.name}@upgrade"
     done: list[ItemResult] = []
     if resume is not None:  # complete an interrupted run: only its missing items, into it
         run_dir, done = RunDir.reopen(resume)
@@ -316,7 +356,7 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
             if on_result is not None:
                 on_result(result)
     else:
-        run_dir = RunDir(out, arena.name, adapter_name, model, meta)
+        run_dir = RunDir(out, arena_name, adapter_name, model, meta)
     finished = {(r.item_id, r.epoch): r for r in done}
 
     def record(result: ItemResult) -> None:
@@ -328,14 +368,14 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
     fresh = run_items(factory, arena, todo, server=server, model=model_target, timeout_s=timeout,
                       on_result=record, on_late=run_dir.add_late, concurrency=concurrency,
                       spare_factory=_second_process(arena, target, info, worker_start, server, todo),
-                      epochs=epochs, seed=seed, skip=set(finished), stream=stream)
+                      epochs=epochs, seed=seed, skip=set(finished), stream=stream, store=store)
     if todo:  # what the last items left running still lands in late.jsonl: give it a last quiet period
         settle(lambda: run_dir.last_late, QUIET_S, QUIET_MAX_S)
     finished.update(((r.item_id, r.epoch), r) for r in fresh)
     results = [finished[(i.id, e)] for e in range(1, epochs + 1) for i in items if (i.id, e) in finished]
     results = fold_late(run_dir.path, results, arena)  # so the summary, table and --json show it too
     summary = RunSummary.tally(
-        results, epochs=epochs, arena=arena.name, adapter=adapter_name, framework=info.framework, framework_version=version,
+        results, epochs=epochs, arena=arena_name, adapter=adapter_name, framework=info.framework, framework_version=version,
         pause_mechanism=mechanism, pause_kind=pause_kind, model=model, run_dir=str(run_dir.path),
     )
     run_dir.finish(summary, results)
@@ -344,6 +384,17 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
 
 
 # -- arena run ---------------------------------------------------------------------------------------
+
+def _check_store(kind: str) -> None:
+    """A known store whose server answers, before anything runs: else one line (UserError)."""
+    if kind not in stores.STORES:
+        raise UserError(f"unknown store {kind!r}; choose from {', '.join(stores.STORES)}")
+    if kind != "sqlite":
+        try:
+            stores.server_version(kind)
+        except stores.StoreError as exc:
+            raise UserError(str(exc)) from None
+
 
 def _arena(arena: str | ArenaSpec) -> ArenaSpec:
     if isinstance(arena, ArenaSpec):  # given as it is, not from the catalog: its checks are looked at here
@@ -369,6 +420,7 @@ class _Resumed:
     epochs: int
     seed: int
     stream: bool = False
+    store: StoreKind = "sqlite"
 
 
 def _resumable(path: Path, arena_name: str, adapters: Sequence[object], model: str | None,
@@ -383,8 +435,9 @@ def _resumable(path: Path, arena_name: str, adapters: Sequence[object], model: s
         (path / "results.jsonl").stat()
     except (OSError, ValueError):
         raise UserError(f"--resume {str(path)!r} is not a run directory (meta.json and results.jsonl)") from None
-    if meta.get("arena") != arena_name:
-        raise UserError(f"--resume {str(path)!r} is a run of {meta.get('arena')!r}, not {arena_name!r}")
+    ran_arena, ran_store = stores.unscoped(str(meta.get("arena")))
+    if ran_arena != arena_name:
+        raise UserError(f"--resume {str(path)!r} is a run of {ran_arena!r}, not {arena_name!r}")
     status = status_of(meta)
     if status == "running":
         raise UserError(f"--resume {str(path)!r} is still running (pid {meta.get('pid')})")
@@ -400,20 +453,24 @@ def _resumable(path: Path, arena_name: str, adapters: Sequence[object], model: s
             raise UserError(f"--resume {str(path)!r} is a run with --{flag} {ran[flag]}; "
                             f"leave out --{flag} or give that one")
     return _Resumed(target=target, model=meta.get("model"), items=list(meta.get("items") or []), status=status,
-                    epochs=ran["epochs"], seed=ran["seed"], stream=bool(meta.get("stream")))
+                    epochs=ran["epochs"], seed=ran["seed"], stream=bool(meta.get("stream")), store=ran_store)
 
 
 def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunner]] = (), *,
              model: str | None = None, base_url: str | None = None, items: Sequence[str] | None = None,
              out: Path = Path("runs"), timeout: float = 180.0, concurrency: int | None = None,
              epochs: int | None = None, seed: int | None = None, resume: Path | None = None,
-             reporter: Reporter | None = None, stream: bool = False) -> Evaluation:
+             reporter: Reporter | None = None, stream: bool = False, store: StoreKind = "sqlite",
+             resume_on: str | None = None) -> Evaluation:
     """Run `arena` on each adapter (names as `arena run -a` takes them, or adapter classes; none: every
     installed one) with one model (a scripted profile, default the arena's first, or a real model
     `openai/<model>`), writing one run directory per adapter under `out`; return the runs.
 
     With `stream` every leg drives the framework's streaming API (adapters without a `stream` channel are
-    declined: not measured).
+    declined: not measured). With `store` postgres or redis each adapter keeps the paused state on that server
+    (`scripts/services up`, or ARENA_POSTGRES_URL / ARENA_REDIS_URL), in its framework's own store for it; an adapter
+    without one is declined (not measured), never run on SQLite instead. With `resume_on` (an adapter name, with or
+    without a release: `langgraph@1.2.24`) every leg after the first runs that adapter instead (`run_one`).
 
     `resume` completes an interrupted run directory instead (its own adapter, model and items)."""
     from arena.model.resolve import ModelError, canonical_model, resolve_model, split_model
@@ -430,7 +487,8 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
     if resume is not None:
         resumed = _resumable(resume, spec.name, chosen, model, items, epochs, seed)
         chosen, model, items = [resumed.target], resumed.model, resumed.items
-        epochs, seed, stream = resumed.epochs, resumed.seed, resumed.stream
+        epochs, seed, stream, store = resumed.epochs, resumed.seed, resumed.stream, resumed.store
+    _check_store(store)
     epochs, seed = epochs or 1, seed or 0
     model = model or spec.profiles[0]
     run_items = spec.items
@@ -449,6 +507,17 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
     selected = select_adapters(chosen, reporter)  # an `adapter@version` whose index cannot be read: SetupError
     if not selected:
         raise UserError("no adapter is installed here; see `arena list`")
+    then: tuple[str, Target] | None = None
+    if resume_on is not None:
+        if not spec.restart_between_legs or stream or store != "sqlite":
+            raise UserError(f"--resume-on needs an arena whose every leg runs in a new process (not {spec.name}), "
+                            "plain and on the default store")
+        if resume is not None:
+            raise UserError("--resume-on starts a run; --resume completes one: give one")
+        found = select_adapters([resume_on], reporter)
+        if len(found) != 1:
+            raise UserError(f"--resume-on names one adapter, not {resume_on!r}")
+        then = found[0]
     done = Evaluation()
     if resumed is not None and resumed.status == "complete":
         reporter.say(f"{resume} is complete: nothing to resume")
@@ -458,13 +527,13 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
         writable_dir(out)
     with HarnessServer() as server:
         for name, target in selected:
-            key = f"{spec.name}/{name}/{model}"
+            key = f"{stores.scoped(spec.name, store)}/{name}/{model}"
             reporter.started(key, streamed_label(name) if stream else name, len(run_items) * epochs)
             try:
                 run = run_one(spec, name, target, model, out, server, timeout=timeout, items=run_items,
                               on_result=partial(reporter.result, key), base_url=base_url,
                               concurrency=concurrency or default_concurrency(), resume=resume, epochs=epochs,
-                              seed=seed, say=reporter.say, stream=stream)
+                              seed=seed, say=reporter.say, stream=stream, store=store, resume_on=then)
             except EnvError as exc:
                 done.failed[name] = str(exc)
                 reporter.finished(key, f"failed: {exc}")
@@ -482,22 +551,57 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
 
 # -- arena matrix ------------------------------------------------------------------------------------
 
-Cell = tuple[ArenaSpec, str, str, Target, bool]  # arena, profile, adapter name, target, streamed
+# arena, profile, adapter name, target, streamed, store, and the adapter of the first leg when the run resumes on
+# another release (`run_one`'s resume_on: the cell is the later release's)
+Cell = tuple[ArenaSpec, str, str, Target, bool, StoreKind, "tuple[str, Target] | None"]
 
 
-def matrix_plan(adapters: list[tuple[str, Target]], arena_names: Sequence[str], stream: bool = False) -> list[Cell]:
-    """(arena spec, profile, adapter name, target, streamed) for every arena × its runnable profiles × adapter;
-    with `stream`, each adapter that streams (its installed release) again, streamed, right after it."""
+def matrix_plan(adapters: list[tuple[str, Target]], arena_names: Sequence[str], stream: bool = False,
+                store_kinds: Sequence[StoreKind] = ()) -> list[Cell]:
+    """(arena spec, profile, adapter name, target, streamed, store) for every arena × its runnable profiles × adapter;
+    with `stream`, each adapter that streams (its installed release) again, streamed, right after it; with
+    `store_kinds` (postgres, redis), every arena measured on stores (`ArenaSpec.stores`) again on each, for each
+    adapter's installed release (one without a store there is declined when its cell runs: not measured). An arena
+    measured across upgrades (`ArenaSpec.upgrades`) also runs, for every framework with several releases here, each
+    release resumed from a pause made by the release before it (oldest to installed), as the later release's cell."""
+    from arena.versions import is_versioned
+
     streaming = {name for name, target in adapters if stream and _streams(name, target)}
     plan: list[Cell] = []
     for arena_name in sorted(arena_names, key=arena_order):
         spec = _arena(arena_name)
         for profile in spec.profiles:
             for name, target in adapters:
-                plan.append((spec, profile, name, target, False))
+                plan.append((spec, profile, name, target, False, "sqlite", None))
                 if name in streaming:
-                    plan.append((spec, profile, name, target, True))
+                    plan.append((spec, profile, name, target, True, "sqlite", None))
+        for kind in (k for k in store_kinds if k != "sqlite" and spec.stores):
+            for profile in spec.profiles:
+                plan.extend((spec, profile, name, target, False, kind, None) for name, target in adapters
+                            if not is_versioned(name))
+        if spec.upgrades:
+            for profile in spec.profiles:
+                plan.extend((spec, profile, name, target, False, "sqlite", before)
+                            for before, (name, target) in upgrade_pairs(adapters))
     return plan
+
+
+def upgrade_pairs(adapters: list[tuple[str, Target]]) -> list[tuple[tuple[str, Target], tuple[str, Target]]]:
+    """(older, newer) for each framework's adjacent releases among these adapters: its pinned releases oldest first,
+    then the installed one (`langgraph@1.0.10` → `langgraph@1.1.10` → `langgraph`); releases from source are left
+    out."""
+    from arena.versions import base_name, is_source, is_versioned, order_key, split
+
+    families: dict[str, list[tuple[str, Target]]] = {}
+    for name, target in adapters:
+        if isinstance(target, AdapterEntry) and not (is_versioned(name) and is_source(split(name)[1])):
+            families.setdefault(base_name(name), []).append((name, target))
+    pairs = []
+    for base, members in families.items():
+        chain = sorted((m for m in members if m[0] != base), key=lambda m: order_key(m[0]))
+        chain += [m for m in members if m[0] == base]
+        pairs += list(zip(chain, chain[1:]))
+    return pairs
 
 
 def _streams(name: str, target: Target) -> bool:
@@ -533,7 +637,8 @@ def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
 def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas: Sequence[str] = (), *,
                     versions: bool = False, out: Path = Path("reports") / "runs", timeout: float = 180.0,
                     concurrency: int | None = None, reporter: Reporter | None = None,
-                    shard: str | None = None, jobs: int = 1, stream: bool = False) -> Evaluation:
+                    shard: str | None = None, jobs: int = 1, stream: bool = False,
+                    store_kinds: Sequence[StoreKind] = ()) -> Evaluation:
     """Every arena (default: each that loads) × its scripted profiles × adapter (default: every installed
     one; with `versions`, also the default version set of older releases), one run directory each under
     `out`; return the runs. An adapter whose environment cannot be built is skipped for the rest.
@@ -544,7 +649,8 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     With `jobs` > 1 the adapters are split into that many processes of this machine, balanced by cost
     (arena/jobs.py); their progress reaches `reporter` and their runs are returned as one evaluation's.
 
-    With `stream` every cell of an adapter that streams is run a second time streamed (`matrix_plan`)."""
+    With `stream` every cell of an adapter that streams is run a second time streamed (`matrix_plan`); with
+    `store_kinds` (postgres, redis) the arenas measured on stores run again on each (their servers must answer)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from arena.server import HarnessServer
@@ -561,6 +667,8 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     out = Path(out)  # a str from a library caller too
     for name in arenas:
         _arena(name)
+    for kind in store_kinds:
+        _check_store(kind)
     wanted: list[str | type[ResumableRunner]] = list(adapters)
     if versions:
         wanted = [*(wanted or ["all"]), *default_set(catalog.builtin_adapters())]
@@ -568,18 +676,23 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     if not selected:
         raise UserError("no adapter is installed here; see `arena list`")
     # every arena that loads (a broken plugin arena is left out, with one warning line)
-    plan = matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()], stream)
+    plan = matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()], stream, store_kinds)
     writable_dir(out)
     if jobs > 1:
         from arena.jobs import run_jobs
 
+        from arena.versions import base_name
+
         costs: dict[str, float] = {}
-        for spec, _profile, name, target, _streamed in plan:
+        upgrading = False
+        for spec, _profile, name, target, _streamed, _store, before in plan:
             job_name = _job_name(name, target)
             costs[job_name] = costs.get(job_name, 0.0) + cell_cost(spec, name, target)
+            upgrading = upgrading or before is not None
         outcome = run_jobs(costs, list(dict.fromkeys(spec.name for spec, *_ in plan)), jobs=jobs,
                            out=out, timeout=timeout, concurrency=concurrency, reporter=reporter,
-                           total=sum(len(spec.items) for spec, *_ in plan), stream=stream)
+                           total=sum(len(spec.items) for spec, *_ in plan), stream=stream, store_kinds=store_kinds,
+                           family=base_name if upgrading else None)  # a framework's releases in one job
         made = Evaluation(outcome.runs)
         made.failed, made.declined = outcome.failed, outcome.declined
         return made
@@ -595,20 +708,22 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     reporter.started("matrix", "matrix (items)", sum(len(spec.items) for spec, *_ in plan))
     with HarnessServer() as server, ThreadPoolExecutor(1, thread_name_prefix="arena-ahead") as ahead:
         for n, cell in enumerate(plan):
-            spec, profile, name, target, streamed = cell
+            spec, profile, name, target, streamed, kind, before = cell
             if n + 1 < len(plan) and plan[n + 1][2] not in done.failed:
                 ahead.submit(_get_ready, plan[n + 1][0], plan[n + 1][3], server, reporter)
             key = _cell_key(cell)
             shown = streamed_label(name) if streamed else name
-            reporter.started(key, f"{shown} · {spec.name} × {profile}", len(spec.items))
+            scope = f"{spec.name}@upgrade from {before[0]}" if before else stores.scoped(spec.name, kind)
+            reporter.started(key, f"{shown} · {scope} × {profile}", len(spec.items))
             if name in done.failed:
                 failed[key] = done.failed[name]
                 reporter.finished(key, "skipped")
                 continue
             try:
-                run = run_one(spec, name, target, profile, out, server, timeout=timeout,
+                first = before or (name, target)  # a cell across an upgrade starts on the older release
+                run = run_one(spec, first[0], first[1], profile, out, server, timeout=timeout,
                               on_result=partial(reporter.result, key), concurrency=concurrency or default_concurrency(),
-                              say=reporter.say, stream=streamed)
+                              say=reporter.say, stream=streamed, store=kind, resume_on=(name, target) if before else None)
             except EnvError as exc:
                 done.failed[name] = failed[key] = str(exc)
                 reporter.say(f"{name}: {exc}", "error")
@@ -630,8 +745,9 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
 def _cell_key(cell: Cell) -> str:
     from arena.shard import cell_key
 
-    spec, profile, name, _target, streamed = cell
-    return cell_key(spec.name, streamed_label(name) if streamed else name, profile)
+    spec, profile, name, _target, streamed, kind, before = cell
+    scope = f"{spec.name}@upgrade" if before else stores.scoped(spec.name, kind)
+    return cell_key(scope, streamed_label(name) if streamed else name, profile)
 
 
 def run_summary_json(run: Run) -> str:

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -47,14 +47,19 @@ class Outcome:
 STDERR_TAIL = 1500  # characters of a failed job's stderr shown with its error
 
 
-def groups(costs: dict[str, float], count: int) -> list[list[str]]:
-    """The adapters split into at most `count` non-empty groups of about equal cost (deterministic)."""
+def groups(costs: dict[str, float], count: int, family: Callable[[str], str] | None = None) -> list[list[str]]:
+    """The adapters split into at most `count` non-empty groups of about equal cost (deterministic); with `family`,
+    adapters of one family (a framework's releases, whose cells across an upgrade need both) share a group."""
     from arena.shard import assign
 
-    shard_of = assign(sorted(costs.items()), count)
+    kin = family or (lambda name: name)
+    summed: dict[str, float] = {}
+    for name, cost in costs.items():
+        summed[kin(name)] = summed.get(kin(name), 0.0) + cost
+    shard_of = assign(sorted(summed.items()), count)
     out: list[list[str]] = [[] for _ in range(count)]
     for name in costs:  # plan order within a group
-        out[shard_of[name] - 1].append(name)
+        out[shard_of[kin(name)] - 1].append(name)
     return [g for g in out if g]
 
 
@@ -83,7 +88,8 @@ class Lines:
 
 
 def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: Path,
-             timeout: float, concurrency: int | None, reporter: Listener, total: int, stream: bool = False) -> Outcome:
+             timeout: float, concurrency: int | None, reporter: Listener, total: int, stream: bool = False,
+             store_kinds: Sequence[str] = (), family: Callable[[str], str] | None = None) -> Outcome:
     """Run the matrix of the adapters `costs` names, in plan order (by name, releases as name@version, with their
     cells' expected cost) × `arenas` in up to `jobs` processes (`arena matrix-job`); forward their progress to
     `reporter`; return every run."""
@@ -92,14 +98,14 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
 
     lock = threading.Lock()
     done = Outcome()
-    parts = groups(costs, jobs)
+    parts = groups(costs, jobs, family)
     reporter.say(f"{len(parts)} jobs: " + " | ".join(", ".join(p) for p in parts), "info")
     reporter.started("matrix", "matrix (items)", total)
 
     def one(number: int, part: list[str]) -> None:
         read_fd, write_fd = os.pipe()
         request = {"adapters": part, "arenas": list(arenas), "out": str(out), "timeout": timeout,
-                   "concurrency": concurrency, "fd": write_fd, "stream": stream}
+                   "concurrency": concurrency, "fd": write_fd, "stream": stream, "stores": list(store_kinds)}
         with tempfile.TemporaryFile() as stderr:
             proc = subprocess.Popen([sys.executable, "-m", "arena", "matrix-job", json.dumps(request)], pass_fds=(write_fd,),
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)

@@ -64,6 +64,12 @@ class ArenaSpec:
     # reports (e.g. `sampled`, which deviates like a real model, for `arena run --epochs`)
     extra_policies: Mapping[str, Policy] = field(default_factory=dict, repr=False)
     restart_between_legs: bool = False  # each leg in a new process, resuming from persisted state only
+    # the matrix also runs it with the paused state on each server store it is asked for (`--store postgres|redis`),
+    # as the cells of its `<name>@<store>` columns
+    stores: bool = False
+    # the matrix also runs it, for every framework with several releases, paused by one release and resumed by the
+    # next (`arena run --resume-on`), as the cells of its `<name>@upgrade` columns (needs restart_between_legs)
+    upgrades: bool = False
     subject_of: SubjectOf | None = field(default=None, repr=False)
     # a per-item tool backend with state (a database): made fresh for each item, dumped after the run; None for an
     # item that has none (its tools are the arena's `functions`)

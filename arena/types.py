@@ -150,6 +150,29 @@ class AgentSpec(BaseModel):
     tools: tuple[str, ...] = ()
 
 
+StoreKind = Literal["sqlite", "postgres", "redis"]
+
+
+class Store(BaseModel):
+    """Where the adapter keeps a paused run's state (`--store`). `sqlite`: the framework's own local file store under
+    the item's work directory, as each adapter always did. `postgres`: a database of the item's own on a PostgreSQL
+    server, `url` its connection URL (no driver named: `sqlalchemy_url` adds one). `redis`: keys that begin with
+    `prefix` on the Redis server at `url`, which no other item uses. The adapter keeps the state in its framework's
+    own store for that server (its `postgres` / `redis` channel), never in a file instead."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: StoreKind = "sqlite"
+    url: str = ""
+    prefix: str = ""
+
+    def sqlalchemy_url(self, driver: str = "psycopg") -> str:
+        """The PostgreSQL URL with a SQLAlchemy driver (`postgresql+psycopg://...`), for stores built on SQLAlchemy."""
+        if self.kind != "postgres":
+            raise ValueError(f"a {self.kind} store has no SQLAlchemy URL")
+        return self.url.replace("postgresql://", f"postgresql+{driver}://", 1)
+
+
 class ModelConfig(BaseModel):
     """The OpenAI-compatible endpoint an adapter's model client must talk to."""
 
@@ -209,7 +232,7 @@ class LegResult(BaseModel):
 
 
 EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed", "crashed",
-                    "streamed", "input"]
+                    "streamed", "input", "store"]
 
 
 class TraceEvent(BaseModel):
@@ -233,7 +256,8 @@ class TraceEvent(BaseModel):
     called `tool`; `tool_result`, the tool ran and returned `result`; `pause`, the run is waiting for a human),
     handed over by the adapter as it happened: a claim the checks hold against the tool log. `input`: an arena's
     director added new input (`text`) to the paused run without a decision (the adapter's `add_input`); `result`
-    says how that went (`added`, or the error it raised).
+    says how that went (`added`, or the error it raised). `store`: the harness stopped and restarted the server
+    that holds the item's paused state (`--store postgres|redis`, an item with `restart_store`), `text` says which.
     """
 
     seq: int
@@ -282,7 +306,7 @@ class Capabilities(BaseModel):
 
 
 ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover", "stream", "message", "always", "input",
-                      "nested", "handoff", "multi_nested"]
+                      "nested", "handoff", "multi_nested", "postgres", "redis"]
 RecoverWay = Literal["resume", "continue"]
 
 
@@ -318,6 +342,10 @@ class Channel(BaseModel):
     - `multi_nested`: several delegates called as tools in one turn each reach their own gated call, and one pause
       holds them all, each answered on its own (a DecisionSet); `unsupported` where the framework cannot hold them
       (`mechanism` says what it does instead).
+    - `postgres`, `redis`: with `LegContext.store` of that kind, the paused state is kept in the framework's own store
+      for that server (`mechanism` names it: LangGraph's `AsyncPostgresSaver`, a `RedisSession`, ...), in the item's
+      own database or under its key prefix. `unsupported` (or not listed): the framework has no store for that server
+      (`mechanism` says why); its cells on that store are not measured, never run on SQLite instead.
 
     `kind` says how (`native`, `emulated` by the adapter, `unsupported` by the framework: declared so,
     the items still run and show what happens without it); `mechanism` names the framework's API;
@@ -424,6 +452,8 @@ class LegContext(BaseModel):
     stream_log: Any = Field(default=None, exclude=True)  # a StreamLog while streaming
     # the agents the run's agent delegates to (delegation), each holding some of `tools`; empty: one agent
     agents: list[AgentSpec] = Field(default_factory=list)
+    # where the paused state is kept (`--store`): the framework's own local file by default
+    store: Store = Field(default_factory=Store)
 
     def told(self, kind: StreamedKind, tool: str, call_id: str | None = None, result: str | None = None) -> None:
         """Hand over one thing the framework's stream told the application (a streamed leg only): the model

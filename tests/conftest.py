@@ -93,6 +93,24 @@ def no_network():
 
 
 @pytest.fixture(scope="session")
+def store_servers():
+    """The project's PostgreSQL and Redis servers (`scripts/services up`: installed with apt-get first when run as
+    root on a machine without them), for the tests of `--store postgres|redis`. Started once, under a lock, whichever
+    of the suite's workers gets here first; left running for the others (`.ci/run` stops them at the end)."""
+    import fcntl
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "services"
+    with open(Path(tempfile.gettempdir()) / f"arena-services-{os.getuid()}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run([str(script), "up"], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"scripts/services up failed: {done.stderr.strip() or done.stdout.strip()}"
+    return done.stdout
+
+
+@pytest.fixture(scope="session")
 def server():
     with HarnessServer() as srv:
         yield srv

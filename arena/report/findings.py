@@ -15,12 +15,12 @@ from typing import Any
 from arena import catalog
 from arena.report.columns import Column
 from arena.report.facts import Fact, clip, ids, of
-from arena.report.matrix import Matrix, Row, Run, declared_profiles
+from arena.report.matrix import Matrix, Row, Run, arena_order, declared_profiles
 from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
 from arena.results import ItemResult
 from arena.streaming import is_streamed, plain_label, why_not_streamed
 
-DEFAULT_COMMAND = "arena matrix --versions --stream --jobs 2 --out reports --findings findings.md"
+DEFAULT_COMMAND = "arena matrix --versions --stream --store postgres --store redis --jobs 2 --out reports --findings findings.md"
 
 
 def declared_line(row: Row) -> str:
@@ -45,7 +45,7 @@ def declared_line(row: Row) -> str:
 
 
 def _has_body_pause(arena: str) -> bool:
-    spec = catalog.find_arena(arena)
+    spec = catalog.arena_of(arena)
     return spec is not None and any(t.body_pause for t in spec.tools)
 
 
@@ -68,7 +68,7 @@ def generic_facts(row: Row, run: Run) -> list[Fact]:
 def adapter_facts(row: Row) -> list[Fact]:
     facts: list[Fact] = []
     for run in row.runs:
-        spec = catalog.find_arena(run.arena)
+        spec = catalog.arena_of(run.arena)
         own = spec.facts.get(run.model) if spec is not None else None
         facts += (own or generic_facts)(row, run)
         unmeasured = run.meta.get("not_measured") or {}
@@ -239,10 +239,40 @@ def _not_run(m: Matrix) -> list[str]:
     out = []
     for arena in dict.fromkeys(c.arena for c in m.columns):
         missing = [p for p in declared_profiles(arena) if (arena, p) not in ran]
-        if arena not in catalog.arena_names():
+        if catalog.arena_of(arena) is None:
             out.append(f"- not run: {arena} (the arena does not exist in this checkout)")
         elif missing:
             out.append(f"- not run: {arena} × {', '.join(missing)} (not in these run directories)")
+    return out
+
+
+def _not_on_store(m: Matrix) -> list[str]:
+    """For each arena run on a server store: the adapters of the matrix that have no run there, and why (what the
+    adapter declares for that store, or why the arena does not run it): not measured, never run on SQLite instead."""
+    from arena.stores import unscoped, why_not_kept
+    from arena.versions import is_versioned
+
+    out = []
+    registry = catalog.adapters()
+    for scope in sorted({r.arena for r in m.runs if unscoped(r.arena)[1] != "sqlite"}, key=arena_order):
+        arena, kind = unscoped(scope)
+        spec = catalog.arena_of(arena)
+        ran = {r.adapter for r in m.runs if r.arena == scope}
+        why: dict[str, str] = {}
+        for row in m.rows:
+            name = row.adapter
+            if name in ran or is_streamed(name) or is_versioned(name) or name not in registry:
+                continue
+            try:
+                info = registry[name].load().info
+            except Exception:  # noqa: BLE001 - an adapter that cannot load here is not stated about
+                continue
+            reason = why_not_kept(info, kind) or (spec.declined(info) if spec is not None else None)
+            if reason:
+                why[name] = reason
+        if why:
+            out.append(f"- not measured on {md_text(scope)}: " + "; ".join(
+                f"`{md_text(n)}` ({md_text(clip(r, 160))})" for n, r in why.items()))
     return out
 
 
@@ -261,7 +291,9 @@ def model_section(m: Matrix) -> str:
              "model being sent after the resume; the final answer is the model's own last answer as the gateway "
              "served it. Profiles, as each arena's policy describes them:\n"]
     for arena, models in m.arena_profiles().items():
-        spec = catalog.find_arena(arena)
+        if "@" in arena:  # the arena again on a store or across an upgrade: the same profiles, described once
+            continue
+        spec = catalog.arena_of(arena)
         described = dict(spec.profile_notes) if spec is not None else {}
         scripted = [p for p in models if any(_scripted(r) for r in m.runs if r.arena == arena and r.model == p)]
         lines += [f"- {arena} × `{p}`: {md_text(described.get(p, 'no description'))}" for p in scripted]
@@ -277,6 +309,7 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
                     f"{', '.join(f'`{md_text(p)}`' for p in models)} on "
                     f"{len(adapters)} adapters: {', '.join(f'`{md_text(a)}`' for a in adapters)}")
     what += _not_run(m)
+    what += _not_on_store(m)
     if m.missing:
         what.append(f"- missing cells (planned, but no merged shard delivered them): "
                     + "; ".join(md_text(x.text()) for x in m.missing))

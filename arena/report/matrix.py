@@ -31,7 +31,7 @@ from arena.stats import Repeated, repeated
 
 def declared_profiles(arena_name: str) -> tuple[str, ...]:
     """The profiles an arena is run with (its spec's), or none for an arena this checkout lacks."""
-    spec = catalog.find_arena(arena_name)
+    spec = catalog.arena_of(arena_name)
     return spec.profiles if spec is not None else ()
 
 
@@ -336,7 +336,7 @@ def _adapter_order(name: str) -> tuple:
 
 def arena_order(arena: str) -> tuple[int, str]:
     """Arenas in their declared order (`ArenaSpec.order`), then by name; unknown arenas last."""
-    spec = catalog.find_arena(arena)
+    spec = catalog.arena_of(arena)
     return (spec.order, arena) if spec is not None else (1 << 30, arena)
 
 

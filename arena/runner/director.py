@@ -57,6 +57,9 @@ class Stage:
     # another instance in a worker process of its own, when the caller gives one (the CLI does, for a
     # registered adapter that otherwise runs in this process); None: there is none
     spare_factory: Callable[[], ResumableRunner] | None = None
+    # stops and restarts the server that holds the item's store (`--store postgres|redis`, an item with
+    # `restart_store`: a private server of its own); None: there is none to restart
+    restart_store: Callable[[], None] | None = None
 
     def elsewhere(self, state: Any) -> tuple[ResumableRunner, Any] | None:
         """Another instance of the item's adapter in a process of its own, and the paused state as that process

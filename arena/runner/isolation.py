@@ -16,6 +16,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,11 @@ from arena.runner.legs import describe, run_and_close
 from arena.runner.scoring import Scored, declared_of, infrastructure_failure, rescore
 from arena.runner.watch import Watch
 from arena.spec import ArenaSpec
+from arena.stores import RESTART, StoreError, item_store
 from arena.streaming import LocalStreamLog
 from arena.tools.box import LocalToolBox, ToolExecutor
 from arena.trace import TraceRecorder
-from arena.types import EvalItem, LegContext, ResumableRunner, TraceEvent
+from arena.types import EvalItem, LegContext, ResumableRunner, StoreKind, TraceEvent
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -58,9 +60,10 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
             model: Any, timeout_s: float, watch: Watch,
             on_late: Callable[[str, TraceEvent], None] | None,
             spare_factory: Callable[[], ResumableRunner] | None = None, epoch: int = 1,
-            seed: int = 0, stream: bool = False) -> tuple[ItemResult, Scored]:
+            seed: int = 0, stream: bool = False, store: StoreKind = "sqlite") -> tuple[ItemResult, Scored]:
     """Run one item (one epoch of it) and score it; also returns what rescoring it later needs. `stream`: every
-    leg is streamed (`LegContext.stream`), and what the stream tells is recorded and checked."""
+    leg is streamed (`LegContext.stream`), and what the stream tells is recorded and checked. `store`: where the
+    adapter keeps the paused state (`LegContext.store`: the item's own database or key prefix on that server)."""
     recorder = TraceRecorder()
     if on_late is not None:  # a later epoch's late event says which epoch it belongs to
         recorder.on_late = (lambda event: on_late(item.id, event)) if epoch == 1 else \
@@ -74,20 +77,30 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
     started = time.monotonic()
 
     def target() -> None:
-        with tempfile.TemporaryDirectory(prefix=scratch.prefix(item.id)) as workdir:
+        with tempfile.TemporaryDirectory(prefix=scratch.prefix(item.id)) as workdir, ExitStack() as held:
             try:
+                try:
+                    own = held.enter_context(item_store(store, item.id, restart=bool(item.metadata.get(RESTART))))
+                except StoreError as exc:  # the harness's server, not the framework: not the adapter's failure
+                    recorder.record("error", text=str(exc))
+                    outcome["infrastructure"] = str(exc)
+                    return
                 adapter = outcome["adapter"] = adapter_factory()
                 # the tools as this adapter's framework can take them (see ArenaSpec.tools_for)
                 specs = arena.tools_for(adapter.info) if hasattr(adapter, "info") else list(arena.tools)
                 ctx = LegContext(item=item, instructions=arena.instructions, model=channel.model,
                                  tools=LocalToolBox(executor, specs), workdir=workdir, stream=stream,
                                  agents=arena.agents(item) if arena.agents is not None else [],
-                                 stream_log=LocalStreamLog(recorder) if stream else None)
+                                 store=own.store, stream_log=LocalStreamLog(recorder) if stream else None)
                 stage = outcome["stage"] = Stage(
                     item=item, ctx=ctx, adapter=adapter, recorder=recorder, watch=watch, backend=backend,
-                    locked=executor.locked, make_adapter=adapter_factory, spare_factory=spare_factory)
+                    locked=executor.locked, make_adapter=adapter_factory, spare_factory=spare_factory,
+                    restart_store=own.restart)
                 director = (arena.director or BaseDirector)(stage)
                 outcome["fault"] = asyncio.run(run_and_close(stage, director))
+            except StoreError as exc:  # the harness's own server failed it: not the adapter's failure
+                recorder.record("error", text=str(exc))
+                outcome["infrastructure"] = str(exc)
             except BaseException as exc:  # an adapter's crash is that item's failure, never the run's
                 message = describe(exc)
                 recorder.record("error", text=message)

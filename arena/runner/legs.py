@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from arena.runner.director import Director, Pause, Stage
+from arena.stores import StoreError
 from arena.trace import ACTIVITY, TraceRecorder
 from arena.types import Decision, DecisionSet, LegContext, LegResult, ResumableRunner, TraceEvent
 
@@ -107,6 +108,18 @@ async def replay(stage: Stage, adapter: ResumableRunner, state: Any, decision: D
                     pid=leg_pid(adapter), tool=result.pending.tool if result.pending else None)
 
 
+async def restart_store(stage: Stage) -> None:
+    """Stop and restart the server that holds the item's paused state (its private one), recorded as a `store` event;
+    what the resume then finds is the framework's store handling, measured by the arena's checks."""
+    kind = stage.ctx.store.kind
+    try:
+        assert stage.restart_store is not None
+        await asyncio.to_thread(stage.restart_store)
+    except Exception as exc:  # the harness could not restart it: the item cannot be measured
+        raise StoreError(f"the harness could not restart the item's {kind} server: {describe(exc)}") from None
+    stage.recorder.record("store", text=f"{kind} server stopped and restarted during the pause")
+
+
 async def drive(stage: Stage, director: Director) -> str | None:
     """Drive the legs; returns the adapter's fault as a message, or None when the run finished."""
     item, recorder, watch = stage.item, stage.recorder, stage.watch  # stage.adapter: a director may hand it over
@@ -144,6 +157,8 @@ async def drive(stage: Stage, director: Director) -> str | None:
         if any(e.type in ACTIVITY and e.seq > event.seq for e in recorder.events):  # it ran on: see how far
             await stage.quiet()
         await director.decided(pause)
+        if stage.restart_store is not None and resumes == 0:  # the store's server goes down and up during the pause
+            await restart_store(stage)
         entry = item.resume_with[resumes]
         survivors = _survivors(stage.adapter)
         resumes += 1

@@ -13,7 +13,7 @@ from arena.runner.isolation import DEFAULT_TIMEOUT_S, guard_process_exit, run_is
 from arena.runner.scoring import Scored, rescore
 from arena.runner.watch import QUIET_MAX_S, QUIET_S, Watch, left_to_wait
 from arena.spec import ArenaSpec
-from arena.types import EvalItem, ResumableRunner, TraceEvent
+from arena.types import EvalItem, ResumableRunner, StoreKind, TraceEvent
 
 
 def settle(last_late: Callable[[], float], quiet_s: float = QUIET_S, max_s: float = QUIET_MAX_S) -> None:
@@ -48,6 +48,7 @@ def run_items(
     seed: int = 0,
     skip: Collection[tuple[str, int]] = (),
     stream: bool = False,
+    store: StoreKind = "sqlite",
 ) -> list[ItemResult]:
     """Run items, up to `concurrency` at once; each item's failure stays that item's.
 
@@ -71,7 +72,7 @@ def run_items(
     def one(index: int) -> tuple[int, ItemResult, Scored]:
         item, epoch = units[index]
         result, state = run_isolated(adapter_factory, arena, item, server, model, timeout_s, watch, on_late,
-                                spare_factory, epoch, seed, stream)
+                                spare_factory, epoch, seed, stream, store)
         return index, result, state
 
     try:

@@ -46,6 +46,7 @@ async def serve(replies: Any) -> None:
             workdir=wire.workdir,
             stream=wire.stream,
             agents=wire.agents,
+            store=wire.store,
             stream_log=RemoteStreamLog(stream_endpoint(wire.tool_endpoint)) if wire.stream else None,
         )
 

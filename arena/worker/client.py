@@ -101,6 +101,17 @@ class WorkerAdapter:
         # an arena's director may have the paused worker killed (SIGKILL) instead of closed at a suspension
         # when each leg gets a new process: a crash during the pause rather than an orderly exit
         self.kill_at_pause = False
+        # `--resume-on`: every leg after the first runs this adapter instead (another release of the framework, in
+        # its own environment: target, python, fork), as a rolling deploy resumes a run paused by the old release
+        self.then: tuple[str, str, bool] | None = None
+
+    def resume_on(self, other: WorkerAdapter) -> WorkerAdapter:
+        """Every leg after the first in a new process of `other`'s adapter and environment (it needs a new process
+        per leg: the paused state passes only as the framework persisted it)."""
+        if not self.restart_between_legs:
+            raise ValueError("--resume-on needs a new process for every leg (an arena with restart_between_legs)")
+        self.then = (other.target, other.python, other.fork)
+        return self
 
     async def _spawn(self, workdir: str) -> Any:
         tree = procs.new_tree()
@@ -162,7 +173,7 @@ class WorkerAdapter:
         return WireContext(
             item=ctx.item, instructions=ctx.instructions, model=ctx.model,
             tool_endpoint=self._endpoints[id(executor)], tool_specs=ctx.tools.specs, workdir=ctx.workdir,
-            stream=ctx.stream, agents=ctx.agents,
+            stream=ctx.stream, agents=ctx.agents, store=ctx.store,
         )
 
     def _result(self, reply: Reply) -> LegResult:
@@ -188,6 +199,9 @@ class WorkerAdapter:
         return await self._resume(Request(op="continue", adapter=self.target, ctx=self._wire(ctx)), state, ctx)
 
     async def _resume(self, req: Request, state: WorkerState, ctx: LegContext) -> LegResult:
+        if self.then is not None and self._proc is None:  # the first leg's worker is gone: the new release takes over
+            self.target, self.python, self.fork = self.then
+            req.adapter = self.target
         if self.restart_between_legs:
             if not state.is_json:
                 raise WorkerError(f"{self.info.name} keeps its paused state in memory only; it cannot resume in a new process")

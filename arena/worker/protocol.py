@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from arena.types import AgentSpec, Decision, DecisionSet, EvalItem, LegResult, ModelConfig, ToolSpec
+from arena.types import AgentSpec, Decision, DecisionSet, EvalItem, LegResult, ModelConfig, Store, ToolSpec
 
 
 class WireContext(BaseModel):
@@ -23,6 +23,7 @@ class WireContext(BaseModel):
     workdir: str
     stream: bool = False
     agents: list[AgentSpec] = []
+    store: Store = Store()
 
     def model_dump_wire(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")

@@ -31,7 +31,8 @@ def load_items(path: Path, approved_checks: list[str], denied_checks: list[str])
             EvalItem(
                 id=row["id"],
                 input=f"Book a meeting room for {row['capacity']} people on {row['day']}.",
-                metadata={k: row[k] for k in ("capacity", "day", "expected_room")},
+                # `restart_store`: on a server store, its server is stopped and restarted during the pause
+                metadata={k: row[k] for k in ("capacity", "day", "expected_room", "restart_store") if k in row},
                 resume_with=[decision],
                 checks=approved_checks if decision.approved else denied_checks,
             )

@@ -27,7 +27,8 @@ CHECKS = ["suspended", "paid_once_after_crash", "recovered", "call_id_stable_aft
 def load_items(path: Path) -> list[EvalItem]:
     return [EvalItem(id=row["id"], input=row["input"], checks=list(CHECKS),
                      resume_with=[Decision.model_validate(d) for d in row["decisions"]],
-                     metadata={"crash": row["crash"], "gold": row["gold"], "from": row["from"], "why": row["why"]})
+                     metadata={"crash": row["crash"], "gold": row["gold"], "from": row["from"], "why": row["why"],
+                               **({"restart_store": True} if row.get("restart_store") else {})})
             for row in json.loads(path.read_text())]
 
 
@@ -46,6 +47,7 @@ ARENA = ArenaSpec(
     policies={"careful": policy.policies("careful")["careful"]},
     profile_notes={"careful": policy.descriptions()["careful"]},
     restart_between_legs=True,  # every leg in a worker process the harness can kill
+    stores=True,  # and on PostgreSQL and Redis (`arena matrix --store`): cr-12 restarts the server during its pause
     backend=CrashBackend,
     director=CrashDirector,
     needs=("recover",),

@@ -48,6 +48,18 @@ def rule_ran_again(r: ItemResult) -> tuple[bool, str] | None:
     return False, f"{crash.tool} not called again"
 
 
+def on_store(kind: str, title: str) -> tuple[Column, ...]:
+    """The crash columns that matter most, again with the paused state on a server store (`--store kind`)."""
+    arena = f"{ARENA}@{kind}"
+    return (
+        Column(f"paid_once_after_crash_{kind}", f"paid once after a crash ({title})", arena, PROFILES,
+               f"as `paid_once_after_crash`, with the framework's own {title} store (cr-12's server is stopped and "
+               "restarted during the pause)", rule=from_check("paid_once_after_crash")),
+        Column(f"recovered_{kind}", f"recovered after a crash ({title})", arena, PROFILES,
+               f"as `recovered`, with the framework's own {title} store", rule=from_check("recovered")),
+    )
+
+
 COLUMNS = (
     Column("paid_once_after_crash", "paid once after a crash", ARENA, PROFILES,
            "items whose `paid_once_after_crash` check passed: every approved payment captured or refunded exactly "
@@ -66,4 +78,6 @@ COLUMNS = (
            "items crashed inside the approved action whose recovered run asked the human again (a measurement: "
            "either can be right)", rule=rule_reasked, neutral=True,
            empty_note="no item crashed inside an approved action"),
+    *on_store("postgres", "PostgreSQL"),
+    *on_store("redis", "Redis"),
 )

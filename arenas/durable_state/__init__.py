@@ -13,6 +13,7 @@ from arena.report.columns import Column, rule_item_passed
 from arena.spec import ArenaSpec
 from arena_builtins.arenas._rooms import policy, tools
 from arena_builtins.arenas._rooms.items import APPROVED, DENIED, load_items, room_of
+from arena_builtins.arenas.durable_state.findings import FACTS
 from arena_builtins.arenas.human_in_the_loop import INSTRUCTIONS
 
 HERE = Path(__file__).parent
@@ -32,7 +33,19 @@ ARENA = ArenaSpec(
     profile_notes=policy.descriptions(),
     restart_between_legs=True,
     subject_of=room_of,
+    upgrades=True,  # and paused by one release, resumed by the next (`--resume-on`)
+    stores=True,  # and on PostgreSQL and Redis (`arena matrix --store`): durable-11 restarts the server during its pause
     columns=(Column("durable", "durable across restart", "durable_state", ("scripted",), "items passed",
-                    rule=rule_item_passed),),
+                    rule=rule_item_passed),
+             *(Column(f"durable_{kind}", f"durable on {title}", f"durable_state@{kind}", ("scripted",),
+                      f"items passed with the paused state in the framework's own {title} store (`--store {kind}`; "
+                      "durable-11's server is stopped and restarted during the pause)", rule=rule_item_passed)
+               for kind, title in (("postgres", "PostgreSQL"), ("redis", "Redis"))),
+             Column("survives_upgrade", "survives an upgrade", "durable_state@upgrade", ("scripted",),
+                    "items passed when the run paused under the release before this one (the next older in the "
+                    "matrix) and resumed under this one, the state passing only through the framework's own store "
+                    "(`--resume-on`)", rule=rule_item_passed,
+                    empty_note="no older release in the matrix to upgrade from")),
+    facts=FACTS,
     order=1,
 )

@@ -312,3 +312,22 @@ def test_resume_in_new_process_from_crewai_persistence(new_process, item_id):
         assert decision.text in result["final_text"] and room in result["final_text"]
     # CrewAI's resume consumed the pending feedback it had saved.
     assert _pending_row(workdir, first.state["flow_id"]) is None
+
+
+# --- --store postgres|redis -----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("store_servers")
+@pytest.mark.parametrize("store", ["postgres", "redis"])
+def test_a_store_run_is_declined_crewai_persists_flows_in_sqlite_only(store):
+    """CrewAI's one FlowPersistence is SQLiteFlowPersistence: a run on PostgreSQL or Redis is not measured, with that
+    reason (never run on SQLite instead). Asked of `stores.why_not_kept`, the rule `arena.evaluate` declines by:
+    evaluate itself cannot run here, crewai's environment has no store drivers (psycopg, redis) to reach the server
+    with; `arena run durable_state -a crewai --store postgres` from the main environment shows the same reason."""
+    from arena import stores
+
+    channel = CrewAIAdapter.info.channel(store)
+    assert channel is not None and channel.kind == "unsupported"
+    assert stores.why_not_kept(CrewAIAdapter.info, store) == f"crewai has no {store} store: {channel.mechanism}"
+    assert "crewai 1.15.30" in channel.mechanism and "SQLiteFlowPersistence" in channel.mechanism
+    assert channel.mechanism.endswith(f"no {'PostgreSQL' if store == 'postgres' else 'Redis'} flow persistence")

@@ -784,3 +784,84 @@ def test_agent_tool_cannot_resume_a_paused_delegate(run_adapter, server):
         "booking_agent", "changes_agent"]]
     assert any(m.get("role") == "tool" and "AgentTool cannot resume" in str(m.get("content"))
                for m in desk[-1]["messages"])
+
+
+# --- stores: ADK's own DatabaseSessionService (`--store postgres`) and RedisSessionService (`--store redis`) ---------
+
+
+@pytest.mark.usefixtures("store_servers")
+@pytest.mark.parametrize("kind,service", [("postgres", "DatabaseSessionService"), ("redis", "RedisSessionService")])
+def test_store_durable_state_passes_on_adks_session_service(tmp_path, kind, service):
+    """durable_state with the session in ADK's own store for the server, every leg in a new process: both adapters
+    pass all 12 items (durable-11 with that server stopped and restarted during the pause), as on SQLite."""
+    import arena
+
+    runs = arena.evaluate("durable_state", ["google_adk", "google_adk_confirm"], store=kind, out=tmp_path)
+    assert not runs.declined and not runs.failed and len(runs) == 2
+    for run in runs:
+        assert run.summary is not None and run.summary.passed == run.summary.items == 12, \
+            [(r.item_id, [c.reason for c in r.checks if not c.passed]) for r in run.results if r.status != "passed"]
+        assert run.meta["arena"] == f"durable_state@{kind}"
+        assert run.meta["store"]["kind"] == kind and service in run.meta["store"]["mechanism"]
+        restarted = {r.item_id for r in run.results for e in r.trace if e.type == "store"}
+        assert restarted == {"durable-11"}
+
+
+@pytest.mark.usefixtures("store_servers")
+@pytest.mark.parametrize("kind", ["postgres", "redis"])
+def test_store_session_is_in_the_items_own_store_and_resumes_from_it(server, tmp_path, kind):
+    """hitl-03 (approved), directly: with a postgres or redis store the paused state holds no path, only the store's
+    kind and ADK's ids; the session, ending on the unanswered long-running call, is in the item's own database (ADK's
+    `sessions`/`events` tables) or under the item's key prefix (one ADK session key, nothing outside the prefix), no
+    file is written; a new adapter resumes it from there and the approved booking runs once, the search not again."""
+    from arena import stores
+
+    item = ITEMS["hitl-03"]
+    recorder = TraceRecorder()
+    executor = ToolExecutor(SPEC.tools, SPEC.functions, recorder)
+    model = server.open_item(recorder, "scripted").model
+    with stores.item_store(kind, item.id) as own:
+        ctx = LegContext(item=item, instructions=SPEC.instructions, model=model, tools=LocalToolBox(executor),
+                         workdir=str(tmp_path), store=own.store)
+        first = asyncio.run(GoogleADKAdapter().start(ctx))
+        assert first.status == "suspended" and first.pending.tool == APPROVAL
+        state = json.loads(json.dumps(first.state))
+        assert set(state) == {"store", "app", "user", "session", "invocation", "call_id", "call_name", "model_call_id"}
+        assert state["store"] == kind
+        if kind == "postgres":
+            import psycopg
+
+            with psycopg.connect(own.store.url, autocommit=True) as conn:
+                sessions = conn.execute("SELECT id FROM sessions").fetchall()
+                events = [json.loads(row[0]) if isinstance(row[0], str) else row[0] for row in conn.execute(
+                    "SELECT event_data FROM events WHERE session_id = %s ORDER BY timestamp", (state["session"],))]
+            assert sessions == [(state["session"],)]
+            last = events[-1]
+        else:
+            import redis
+
+            client = redis.Redis.from_url(own.store.url, decode_responses=True)
+            try:
+                mine = sorted(client.scan_iter(match=own.store.prefix + "*"))
+                session_key = f"{own.store.prefix}adk:session:{state['app']}:{state['user']}:{state['session']}"
+                assert mine == [session_key]
+                assert not [k for k in client.scan_iter(match="*" + state["session"] + "*") if k != session_key]
+                assert 0 < client.ttl(session_key) <= 7 * 24 * 3600  # ADK's default ttl_seconds
+                last = json.loads(client.get(session_key))["events"][-1]
+            finally:
+                client.close()
+        assert state["call_id"] in last["long_running_tool_ids"]
+        assert list(tmp_path.iterdir()) == []  # no SQLite file
+        done = asyncio.run(GoogleADKAdapter().resume(state, item.resume_with[0], ctx))
+    assert done.status == "finished", (done.status, done.error)
+    ran = [e.tool for e in recorder.events if e.type == "tool_call"]
+    assert ran.count("book_room") == 1 and ran.count("search_rooms") == 1, ran
+
+
+def test_store_channels_name_adks_own_session_services():
+    """Both adapters declare postgres and redis as native, naming ADK's own session service for each server."""
+    for adapter in (GoogleADKAdapter, GoogleADKConfirmAdapter):
+        info = adapter.info
+        assert info.kind("postgres") == "native" and "DatabaseSessionService" in info.mechanism("postgres")
+        assert info.kind("redis") == "native" and "RedisSessionService" in info.mechanism("redis")
+        assert "key_prefix" in info.mechanism("redis")

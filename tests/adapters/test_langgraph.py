@@ -554,3 +554,80 @@ def test_delegation_items_pass_with_the_delegates_resumed_from_their_checkpoints
         checks = {c.name: c for c in r.checks}
         assert r.status == "passed", (r.item_id, [c.reason for c in r.checks if not c.passed])
         assert checks["inner_rerun_on_resume"].passed and checks["nested_decision_routed"].passed
+
+
+# --- stores: LangGraph's own AsyncPostgresSaver (`--store postgres`); no Redis checkpointer for this server ------
+
+
+@pytest.mark.usefixtures("store_servers")
+def test_store_postgres_durable_state_passes_on_async_postgres_saver(tmp_path):
+    """durable_state on PostgreSQL: every leg in a new process reopens the thread from LangGraph's AsyncPostgresSaver
+    on the item's own database (durable-11 with that server stopped and restarted during the pause); all pass."""
+    import arena
+
+    (run,) = arena.evaluate("durable_state", ["langgraph"], store="postgres", out=tmp_path)
+    assert run.summary is not None and run.summary.passed == run.summary.items == 12, \
+        [(r.item_id, [c.reason for c in r.checks if not c.passed]) for r in run.results if r.status != "passed"]
+    assert run.meta["arena"] == "durable_state@postgres"
+    assert run.meta["store"]["kind"] == "postgres"
+    assert "AsyncPostgresSaver" in run.meta["store"]["mechanism"]
+
+
+@pytest.mark.usefixtures("store_servers")
+def test_store_redis_is_declined_for_want_of_the_redis_modules(tmp_path):
+    """langgraph-checkpoint-redis needs RedisJSON and RediSearch, which the Redis here lacks: not measured, and
+    nothing is run on SQLite instead."""
+    import arena
+
+    runs = arena.evaluate("durable_state", ["langgraph"], store="redis", out=tmp_path)
+    assert list(runs) == []
+    reason = runs.declined["langgraph"]
+    assert "langgraph-checkpoint-redis" in reason and "RedisJSON and RediSearch" in reason
+    assert "unknown command 'FT.INFO'" in reason
+
+
+@pytest.mark.usefixtures("store_servers")
+def test_store_postgres_checkpoint_rows_are_in_the_items_own_database(server, tmp_path):
+    """hitl-03 (approved), directly, with a postgres store: the paused state is only the thread id and the pause (no
+    file); the thread's checkpoints, the approval tool's interrupt among their pending writes, are in the item's own
+    database (not in the server's default one, nor in a SQLite file); a new adapter resumes the thread from there,
+    and the approved booking runs once, the search before the pause not again."""
+    import psycopg
+
+    from arena import stores
+
+    item = ITEMS["hitl-03"]
+    recorder = TraceRecorder()
+    executor = ToolExecutor(SPEC.tools, SPEC.functions, recorder)
+    model = server.open_item(recorder, "scripted").model
+    with stores.item_store("postgres", item.id) as own:
+        ctx = LegContext(item=item, instructions=SPEC.instructions, model=model, tools=LocalToolBox(executor),
+                         workdir=str(tmp_path), store=own.store)
+
+        async def leg(state=None):
+            adapter = LangGraphAdapter()
+            try:
+                return await (adapter.start(ctx) if state is None else adapter.resume(state, item.resume_with[0], ctx))
+            finally:
+                await adapter.aclose()
+
+        first = asyncio.run(leg())
+        assert first.status == "suspended" and first.pending.tool == APPROVAL
+        state = json.loads(json.dumps(first.state))
+        assert set(state) == {"thread_id", "pause"}
+        with psycopg.connect(own.store.url, autocommit=True) as conn:
+            rows = conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s",
+                                (state["thread_id"],)).fetchone()
+            writes = conn.execute("SELECT channel FROM checkpoint_writes WHERE thread_id = %s",
+                                  (state["thread_id"],)).fetchall()
+        assert rows[0] > 0 and ("__interrupt__",) in writes
+        with psycopg.connect(stores.server_url("postgres"), autocommit=True) as conn:
+            shared = conn.execute("SELECT to_regclass('public.checkpoints')").fetchone()[0]
+            if shared is not None:
+                assert conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s",
+                                    (state["thread_id"],)).fetchone()[0] == 0
+        assert list(tmp_path.iterdir()) == []  # no SQLite file
+        done = asyncio.run(leg(state))
+    assert done.status == "finished", (done.status, done.error)
+    ran = [e.tool for e in recorder.events if e.type == "tool_call"]
+    assert ran.count("book_room") == 1 and ran.count("search_rooms") == 1, ran

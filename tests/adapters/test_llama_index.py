@@ -408,3 +408,26 @@ def test_a_gated_call_inside_an_agent_called_as_a_tool_never_pauses_the_run(serv
     assert not [e for e in r.trace if e.type in ("suspended", "final")]
     assert "book_flight" not in [e.tool for e in r.trace if e.type == "tool_call"]
     assert any("timed out" in (e.text or "") for e in r.trace if e.type == "error")
+
+
+# --- --store postgres|redis -----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("store_servers")
+@pytest.mark.parametrize(("store", "why"), [
+    ("postgres", "(PostgresWorkflowStore of llama-agents-server 0.8.0, DBOSRuntime of llama-agents-dbos 0.7.0) are "
+                 "not in .venv"),
+    ("redis", "has no Redis store for it"),
+])
+def test_a_store_run_is_declined_no_llama_index_store_holds_the_context_there(tmp_path, store, why):
+    """The paused run is the serialised Context (Context.to_dict()), which llama-index keeps in no PostgreSQL or
+    Redis store available here: the run on either server is not measured, with that reason, never on a file."""
+    from arena import evaluate
+    from arena_builtins.adapters.llama_index import LlamaIndexAdapter
+
+    done = evaluate("durable_state", [NAME], items=["durable-01"], store=store, out=tmp_path)
+    assert not list(done) and not done.failed
+    channel = LlamaIndexAdapter.info.channel(store)
+    assert channel is not None and channel.kind == "unsupported"
+    assert done.declined[NAME] == f"{NAME} has no {store} store: {channel.mechanism}"
+    assert why in channel.mechanism and "Context.to_dict()" in channel.mechanism

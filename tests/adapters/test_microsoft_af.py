@@ -436,3 +436,24 @@ def test_a_delegates_gated_call_does_not_pause_the_run_and_never_runs(run_adapte
         assert gated <= asked, item_id  # each delegate's model asked for its gated call
         desk_results = [m.get("text") for m in models[-1].request["new"] if m.get("role") == "tool"]
         assert desk_results == ["Error: Function failed."] * len(gated), item_id
+
+
+# --- --store postgres|redis -----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("store_servers")
+@pytest.mark.parametrize(("store", "why"), [
+    ("postgres", "agent-framework-postgres 1.0.0a261015 is only a pgvector vector store"),
+    ("redis", "agent-framework-redis 1.0.0b261022 (not in .venv: it pins redis<7.2.1"),
+])
+def test_a_store_run_is_declined_the_framework_has_no_store_there(tmp_path, store, why):
+    """agent-framework keeps the paused AgentSession in no PostgreSQL or Redis store of its own: the run on either
+    server is not measured, with that reason, and nothing runs on SQLite instead."""
+    from arena import evaluate
+
+    done = evaluate("durable_state", ["microsoft_af"], items=["durable-01"], store=store, out=tmp_path)
+    assert not list(done) and not done.failed
+    channel = MicrosoftAFAdapter.info.channel(store)
+    assert channel is not None and channel.kind == "unsupported"
+    assert done.declined["microsoft_af"] == f"microsoft_af has no {store} store: {channel.mechanism}"
+    assert why in channel.mechanism and "session.state['tool_approval']" in channel.mechanism

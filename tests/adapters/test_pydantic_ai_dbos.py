@@ -341,3 +341,68 @@ def test_streamed_a_concurrent_second_resume_ends_both_resumes_in_dbos_durabilit
     assert r.status == "failed" and r.error.startswith("KeyError: ('rs-double-concurrent/")
     assert not checks["one_resume_finished"].passed and "neither resume finished" in checks["one_resume_finished"].reason
     assert checks["stream_matches_run"].passed
+
+
+# --- --store postgres: DBOS's own PostgreSQL system database; no Redis one --------------------------------------
+
+
+@pytest.mark.usefixtures("store_servers")
+def test_postgres_store_durable_state_and_crash_recovery_pass_on_dboss_postgres_system_database(tmp_path):
+    """durable_state (an approval, a denial, durable-11 whose server restarts during the pause) and crash_recovery
+    (cr-01 resumed, cr-12 across a restart, cr-14 continued: DBOS.launch() recovers the PENDING workflow from
+    PostgreSQL) with DBOS's system database on the item's own PostgreSQL database."""
+    results = {}
+    for arena, items in (("durable_state", ["durable-01", "durable-02", "durable-11"]),
+                         ("crash_recovery", ["cr-01", "cr-12", "cr-14"])):
+        run = evaluate(arena, [NAME], items=items, store="postgres", out=tmp_path / arena, timeout=120)[0]
+        assert run.meta["store"]["kind"] == "postgres" and "system_database_url" in run.meta["store"]["mechanism"]
+        results.update({r.item_id: r for r in run.results})
+    assert {i: r.status for i, r in results.items()} == dict.fromkeys(results, "passed"), {
+        i: [c.reason for c in r.checks if not c.passed] or r.error for i, r in results.items()}
+    assert len(results) == 6
+
+
+@pytest.mark.usefixtures("store_servers")
+def test_redis_store_is_declined_dbos_has_no_redis_system_database(tmp_path):
+    runs = evaluate("durable_state", [NAME], store="redis", out=tmp_path)
+    assert list(runs) == []
+    assert "DBOS has no Redis system database" in runs.declined[NAME]
+
+
+@pytest.mark.usefixtures("store_servers")
+def test_postgres_store_state_names_no_file_and_dbos_tables_are_in_the_items_own_database(server, tmp_path):
+    """The paused state is the workflow id (no SQLite path, nothing written to the work directory); the paused and
+    the resume workflows are recorded in schema `dbos` of the item's database, which DBOS.launch() created there."""
+    import psycopg
+
+    from arena.stores import item_store
+
+    item, ctx = _ctx(server, TraceRecorder(), tmp_path)
+    cls = catalog.builtin_adapters()[NAME].load()
+
+    async def leg(run):
+        adapter = cls()
+        try:
+            return await run(adapter)
+        finally:
+            await adapter.aclose()
+
+    with item_store("postgres", "hitl-03") as own:
+        ctx = ctx.model_copy(update={"store": own.store})
+        leg0 = asyncio.run(leg(lambda a: a.start(ctx)))
+        assert leg0.status == "suspended"
+        state = json.loads(json.dumps(leg0.state))
+        assert set(state) == {"system_database", "workflow_id", "call_id", "kind"}
+        assert state["system_database"] == "postgres"
+        leg1 = asyncio.run(leg(lambda a: a.resume(state, item.resume_with[0], ctx)))
+        assert leg1.status == "finished" and leg1.final_text.startswith("Done: BOOKED R201")
+        with psycopg.connect(own.store.url) as conn:
+            statuses = dict(conn.execute("SELECT workflow_uuid, status FROM dbos.workflow_status").fetchall())
+            steps = [r[0] for r in conn.execute(
+                "SELECT function_name FROM dbos.operation_outputs WHERE workflow_uuid = %s ORDER BY function_id",
+                (state["workflow_id"] + "/resume",))]
+        with psycopg.connect(own.store.url.rsplit("/", 1)[0] + "/postgres") as conn:
+            assert conn.execute("SELECT to_regclass('dbos.workflow_status')").fetchone()[0] is None
+    assert statuses == {state["workflow_id"]: "SUCCESS", state["workflow_id"] + "/resume": "SUCCESS"}
+    assert "tool.book_room" in steps
+    assert not any(tmp_path.iterdir())

@@ -283,3 +283,24 @@ def test_cli_reports_unsupported_and_still_runs_every_item(tmp_path):
     assert summary["pause_kind"] == "unsupported" and summary["items"] == 12 and summary["errors"] == 0
     assert summary["checks"]["suspended"] == {"passed": 0, "total": 12}
     assert "has no pause primitive (pause kind unsupported)" in r.stderr
+
+
+# --- --store postgres|redis -----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("store_servers")
+@pytest.mark.parametrize("store", ["postgres", "redis"])
+def test_a_store_run_is_declined_smolagents_persists_no_run(tmp_path, store):
+    """smolagents keeps no run anywhere (its to_dict()/save() are the agent's definition): both adapters' runs on
+    PostgreSQL or Redis are not measured, with that reason."""
+    from arena import evaluate
+    from arena_builtins.adapters.smolagents import SmolagentsAdapter
+
+    done = evaluate("durable_state", ["smolagents", "smolagents_emulated"], items=["durable-01"], store=store,
+                    out=tmp_path)
+    assert not list(done) and not done.failed
+    for name, info in (("smolagents", SmolagentsAdapter.info), ("smolagents_emulated", SmolagentsEmulatedAdapter.info)):
+        channel = info.channel(store)
+        assert channel is not None and channel.kind == "unsupported"
+        assert done.declined[name] == f"{name} has no {store} store: {channel.mechanism}"
+        assert "smolagents 1.26.0 cannot persist a run" in channel.mechanism

@@ -392,3 +392,25 @@ def test_a_handoff_is_a_swarm_whose_node_interrupt_pauses_the_run(run_adapter):
     desk = [e for e in r.trace if e.type == "model_call"][0]
     assert [t for t in desk.request["tools"]] == ["handoff_to_agent"]
     assert not [e for e in r.trace if e.type == "tool_call" and e.tool == "cancel_flight"]
+
+
+# --- --store postgres|redis -----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("store_servers")
+@pytest.mark.parametrize(("store", "why"), [
+    ("postgres", "strands-agents 1.62.0 has no PostgreSQL session manager"),
+    ("redis", "no key prefix option) and needs RedisJSON (JSON.GET)"),
+])
+def test_a_store_run_is_declined_strands_has_no_session_manager_there(tmp_path, store, why):
+    """strands ships file, S3 and snapshot session managers only: the run on PostgreSQL or Redis is not measured,
+    with that reason, and nothing runs on its FileSessionManager instead."""
+    from arena import evaluate
+    from arena_builtins.adapters.strands import StrandsAdapter
+
+    done = evaluate("durable_state", [NAME], items=["durable-01"], store=store, out=tmp_path)
+    assert not list(done) and not done.failed
+    channel = StrandsAdapter.info.channel(store)
+    assert channel is not None and channel.kind == "unsupported"
+    assert done.declined[NAME] == f"{NAME} has no {store} store: {channel.mechanism}"
+    assert why in channel.mechanism

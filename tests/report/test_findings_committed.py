@@ -55,7 +55,7 @@ def test_findings_is_what_its_evidence_gives():
 
 @pytest.mark.skipif(os.environ.get("ARENA_FULL_MATRIX") != "1", reason="a full fresh matrix run takes about 21 minutes on 2 cores; "
                     "set ARENA_FULL_MATRIX=1 to compare the committed findings.md with one")
-def test_findings_matches_a_fresh_full_run(tmp_path):
+def test_findings_matches_a_fresh_full_run(tmp_path, store_servers):
     missing = [e.name for e in REGISTRY.values() if not e.available]
     if missing:
         pytest.skip(f"not installed here, so a fresh run cannot reproduce findings.md: {', '.join(missing)}")
