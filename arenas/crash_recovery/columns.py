@@ -3,6 +3,8 @@ asked again (a measurement, not a verdict)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from arena.report.columns import Column
 from arena.results import ItemResult
 from arena_builtins.arenas.crash_recovery.checks import crash_of
@@ -48,19 +50,7 @@ def rule_ran_again(r: ItemResult) -> tuple[bool, str] | None:
     return False, f"{crash.tool} not called again"
 
 
-def on_store(kind: str, title: str) -> tuple[Column, ...]:
-    """The crash columns that matter most, again with the paused state on a server store (`--store kind`)."""
-    arena = f"{ARENA}@{kind}"
-    return (
-        Column(f"paid_once_after_crash_{kind}", f"paid once after a crash ({title})", arena, PROFILES,
-               f"as `paid_once_after_crash`, with the framework's own {title} store (cr-12's server is stopped and "
-               "restarted during the pause)", rule=from_check("paid_once_after_crash")),
-        Column(f"recovered_{kind}", f"recovered after a crash ({title})", arena, PROFILES,
-               f"as `recovered`, with the framework's own {title} store", rule=from_check("recovered")),
-    )
-
-
-COLUMNS = (
+PLAIN = (
     Column("paid_once_after_crash", "paid once after a crash", ARENA, PROFILES,
            "items whose `paid_once_after_crash` check passed: every approved payment captured or refunded exactly "
            "once across the crash and the recovery (the ledger)", rule=from_check("paid_once_after_crash")),
@@ -78,6 +68,14 @@ COLUMNS = (
            "items crashed inside the approved action whose recovered run asked the human again (a measurement: "
            "either can be right)", rule=rule_reasked, neutral=True,
            empty_note="no item crashed inside an approved action"),
-    *on_store("postgres", "PostgreSQL"),
-    *on_store("redis", "Redis"),
 )
+
+
+def on_store(kind: str, title: str) -> tuple[Column, ...]:
+    """The crash columns again, with the paused state in the framework's own store on a server (`--store kind`)."""
+    return tuple(replace(c, key=f"{c.key}_{kind}", title=f"{c.title} ({title})", arena=f"{ARENA}@{kind}",
+                         derivation=f"as `{c.key}`, with the framework's own {title} store (cr-12's server is stopped "
+                                    "and restarted during the pause)") for c in PLAIN)
+
+
+COLUMNS = (*PLAIN, *on_store("postgres", "PostgreSQL"), *on_store("redis", "Redis"))

@@ -53,7 +53,7 @@ def test_findings_is_what_its_evidence_gives():
     assert render_findings(compute_matrix(runs), doc_dir=REPO) == FINDINGS.read_text()
 
 
-@pytest.mark.skipif(os.environ.get("ARENA_FULL_MATRIX") != "1", reason="a full fresh matrix run takes about 21 minutes on 2 cores; "
+@pytest.mark.skipif(os.environ.get("ARENA_FULL_MATRIX") != "1", reason="a full fresh matrix run takes about 24 minutes on 2 cores; "
                     "set ARENA_FULL_MATRIX=1 to compare the committed findings.md with one")
 def test_findings_matches_a_fresh_full_run(tmp_path, store_servers):
     missing = [e.name for e in REGISTRY.values() if not e.available]
