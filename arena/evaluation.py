@@ -288,9 +288,7 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
     upgrade: dict[str, Any] | None = None
     if resume_on is not None:
         then_name, then_target = resume_on
-        if not arena.restart_between_legs or stream or store != "sqlite":
-            raise UserError(f"--resume-on needs an arena whose every leg runs in a new process (not {arena.name}), "
-                            "plain and on the default store")
+        _check_resume_on(arena, stream, store)
         then_info, then_version, then_factory, _ = _prepare(then_target, server, True,
                                                             lambda message: say(message, "info"))
         if then_info.framework != info.framework:
@@ -348,7 +346,7 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
     arena_name = stores.scoped(arena.name, store)
     if upgrade is not None:  # likewise
         meta["upgrade"], meta["framework_version"], meta["target"] = upgrade, version, _target_name(target)
-        arena_name = f"{arena.name}@upgrade"
+        arena_name = upgraded(arena.name)
     done: list[ItemResult] = []
     if resume is not None:  # complete an interrupted run: only its missing items, into it
         run_dir, done = RunDir.reopen(resume)
@@ -384,6 +382,18 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
 
 
 # -- arena run ---------------------------------------------------------------------------------------
+
+def upgraded(arena: str) -> str:
+    """The name a run of `arena` across an upgrade goes by (`--resume-on`): `durable_state@upgrade`."""
+    return f"{arena}@upgrade"
+
+
+def _check_resume_on(spec: ArenaSpec, stream: bool, store: str) -> None:
+    """`--resume-on` needs a new process for every leg (the state passes only through the framework's store)."""
+    if not spec.restart_between_legs or stream or store != "sqlite":
+        raise UserError(f"--resume-on needs an arena whose every leg runs in a new process (not {spec.name}), "
+                        "plain and on the default store")
+
 
 def _check_store(kind: str) -> None:
     """A known store whose server answers, before anything runs: else one line (UserError)."""
@@ -509,9 +519,7 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
         raise UserError("no adapter is installed here; see `arena list`")
     then: tuple[str, Target] | None = None
     if resume_on is not None:
-        if not spec.restart_between_legs or stream or store != "sqlite":
-            raise UserError(f"--resume-on needs an arena whose every leg runs in a new process (not {spec.name}), "
-                            "plain and on the default store")
+        _check_resume_on(spec, stream, store)
         if resume is not None:
             raise UserError("--resume-on starts a run; --resume completes one: give one")
         found = select_adapters([resume_on], reporter)
@@ -713,7 +721,7 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
                 ahead.submit(_get_ready, plan[n + 1][0], plan[n + 1][3], server, reporter)
             key = _cell_key(cell)
             shown = streamed_label(name) if streamed else name
-            scope = f"{spec.name}@upgrade from {before[0]}" if before else stores.scoped(spec.name, kind)
+            scope = f"{upgraded(spec.name)} from {before[0]}" if before else stores.scoped(spec.name, kind)
             reporter.started(key, f"{shown} · {scope} × {profile}", len(spec.items))
             if name in done.failed:
                 failed[key] = done.failed[name]
@@ -746,7 +754,7 @@ def _cell_key(cell: Cell) -> str:
     from arena.shard import cell_key
 
     spec, profile, name, _target, streamed, kind, before = cell
-    scope = f"{spec.name}@upgrade" if before else stores.scoped(spec.name, kind)
+    scope = upgraded(spec.name) if before else stores.scoped(spec.name, kind)
     return cell_key(scope, streamed_label(name) if streamed else name, profile)
 
 

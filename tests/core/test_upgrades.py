@@ -50,6 +50,9 @@ def test_a_release_that_cannot_read_the_old_state_fails_the_upgrade(tmp_path):
     assert all(r.status != "passed" for r in run.results)
     (row,) = compute_matrix([run]).rows
     assert row.cells["survives_upgrade"].status == "fail"
+    from arena_builtins.arenas.durable_state.findings import how_it_failed
+
+    assert {how_it_failed(r) for r in run.results} == {"state unreadable"}  # the new release errored at the resume
 
 
 def test_resume_on_needs_a_new_process_per_leg_and_the_same_framework(tmp_path):
