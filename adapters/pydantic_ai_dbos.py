@@ -74,8 +74,9 @@ Streamed (`--stream`): a durable run is the workflow's, so `run_stream_events` i
 `DBOSDurability(event_stream_handler=...)`, the agent built with it for a streamed run (a plain run's has
 none). Model events are handled inside the model-request step and each tool event in an event-handler step of
 its own, handed to the leg that runs; a recovered workflow's replayed steps are not handled again. Under a
-second concurrent resume the stream changes the outcome (findings.md section 6): both executions of the resume
-workflow in one process share DBOSDurability's event-step reservation key, and the second to end fails on it.
+second concurrent resume the stream can change the outcome (the item's trace ends in a KeyError): both executions
+of the resume workflow in one process share DBOSDurability's event-step reservation key, and the second to end
+fails on it when the two overlap, a race (findings.md section 6 does not compare raced items plain vs streamed).
 
 Offline: `DBOS__CLOUD=false` and `OTEL_SDK_DISABLED=true` are set (setdefault) before dbos is imported (dbos
 reads `DBOS__CLOUD` when imported); the DBOS config has `enable_otlp=False` (no OTLP traces or logs), no

@@ -75,6 +75,12 @@ def replay_legs(trace: list[TraceEvent]) -> set[int]:
     return {e.leg for e in trace if e.type == "resumed" and e.replay in ("after_run", "at_next_pause")}
 
 
+def raced(trace: list[TraceEvent]) -> bool:
+    """Whether the item resumed one paused state twice at the same moment (a `concurrent` replay): which of the
+    two ends how is a race the framework settles, so its checks may differ from one run of it to the next."""
+    return any(e.type == "resumed" and e.replay == "concurrent" for e in trace)
+
+
 def calls_after_resume(trace: list[TraceEvent], resumed: TraceEvent) -> list[TraceEvent]:
     """Model requests of the leg a resume started, up to the next resume of the same kind (a hostile replay
     of a saved state, recorded as a resume of its own, does not end the leg it interrupts)."""

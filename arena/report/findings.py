@@ -360,8 +360,10 @@ def _items_by_cell(found: list[tuple[Run, ItemResult, Any]]) -> str:
 
 def _flipped_checks(row: Row, plain: Row, doc_dir: Path | None) -> str:
     """Items of a streamed row whose checks (other than the stream's own) came out otherwise than in the plain
-    run of the same cell, each with the checks that flipped: a change no column of the matrix may show."""
+    run of the same cell, each with the checks that flipped: a change no column of the matrix may show. An item
+    whose two resumes raced (`raced`) is not compared: its outcome may differ between two runs of one mode."""
     from arena.checks import STREAM_CHECK
+    from arena.observed import raced
 
     theirs = {(run.meta.get("arena"), run.meta.get("model"), r.item_id): {c.name: c.passed for c in r.checks}
               for run in plain.runs for r in run.results}
@@ -369,7 +371,7 @@ def _flipped_checks(row: Row, plain: Row, doc_dir: Path | None) -> str:
     for run in row.runs:
         for r in run.results:
             before = theirs.get((run.meta.get("arena"), run.meta.get("model"), r.item_id))
-            if before is None:
+            if before is None or raced(r.trace):
                 continue
             flips = [f"{c.name} {'passed' if before[c.name] else 'failed'} plain, {'passed' if c.passed else 'failed'} "
                      f"streamed" for c in r.checks if c.name != STREAM_CHECK and c.name in before and before[c.name] != c.passed]

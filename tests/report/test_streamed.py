@@ -58,6 +58,22 @@ def test_findings_name_an_item_whose_check_flips_where_no_cell_shows_it():
     assert "checks differ" not in streams_section(compute_matrix([plain, same]))
 
 
+def test_an_item_whose_two_resumes_raced_is_not_named_for_a_flip():
+    """Two resumes of one state at the same moment (a `concurrent` replay) settle a race: which ends how may differ
+    between two runs of one mode, so its flip is not put down to the stream; a flip of an item beside it still is."""
+    from arena.types import TraceEvent
+
+    plain = run(ARENA, "vanilla", "scripted", [item(i, {**PAUSED, "one_resume_finished": True}) for i in ("hitl-01", "hitl-02")])
+    flipped = [item(i, {**PAUSED, "one_resume_finished": False, **_stream()}, error="KeyError: ('x', 'y')")
+               for i in ("hitl-01", "hitl-02")]
+    raced = flipped[0]
+    raced.trace.append(TraceEvent(seq=len(raced.trace), leg=1, type="resumed", replay="concurrent"))
+    line = next(line for line in streams_section(compute_matrix([plain, run(ARENA, "vanilla (streamed)", "scripted", flipped,
+                                                                             stream=True)])).splitlines()
+                if line.startswith("- `vanilla (streamed)`"))
+    assert "items whose checks differ where no cell shows it: [hitl-02]" in line and "hitl-01" not in line
+
+
 def test_the_matrix_plan_streams_installed_adapters_with_the_channel_only():
     class Plain(VanillaAdapter):
         info = VanillaAdapter.info.model_copy(update={
