@@ -46,12 +46,17 @@ MAX_TURNS = 20
 CANCELLED = "CANCELLED: not run; the user sent a new message instead of a decision"
 
 
-async def create(client: Any, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
-    """`chat.completions.create` with the transcript and tools in `extra_body`: the SDK's request transform walks
-    every message and tool on every call (about 8 ms a call here, most of an item's cost) to send the bytes it
-    would send anyway, as the dicts are already the wire format (tests/adapters/test_vanilla.py compares them)."""
-    return await client.chat.completions.create(model=model, messages=[], tools=[],
-                                                extra_body={"messages": messages, "tools": tools})
+async def create(client: Any, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Chat Completions request through the SDK's own request path (`client.post`: its base URL, headers, auth
+    and retries), answered as the JSON the server sent: the answer's message as a dict.
+
+    The typed `chat.completions.create` walks every message and tool on every call to produce the bytes the dicts
+    already are, and builds a model of every field of the answer that the loop then turns back into dicts; the
+    bytes on the wire are the same (tests/adapters/test_vanilla.py compares them)."""
+    body: dict[str, Any] = {"model": model, "messages": messages, "tools": tools}
+    answer = await client.post("/chat/completions", body=body, cast_to=object)  # object: the JSON as it came
+    message: dict[str, Any] = answer["choices"][0]["message"]
+    return message
 
 
 async def create_streamed(client: Any, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
@@ -433,9 +438,11 @@ class VanillaAdapter:
                 for call in calls:
                     ctx.told("tool_call", call["function"]["name"], call["id"])
             else:
-                message = (await create(client, ctx.model.name, messages, tools)).choices[0].message
-                content = message.content
-                calls = [tc.model_dump(include={"id", "type", "function"}) for tc in message.tool_calls or []]
+                message = await create(client, ctx.model.name, messages, tools)
+                content = message.get("content")
+                calls = [{"id": tc["id"], "type": tc.get("type", "function"),
+                          "function": {"name": tc["function"]["name"], "arguments": tc["function"]["arguments"]}}
+                         for tc in message.get("tool_calls") or []]
             messages.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
             persist(messages)
             if not calls:

@@ -32,10 +32,14 @@ def tls() -> ssl.SSLContext:
 
 
 def async_client(**kwargs: Any) -> Any:
-    """A fresh HTTP client for one item's `openai` client (the openai SDK's defaults), on the shared TLS context."""
+    """A fresh HTTP client for one item's `openai` client (the openai SDK's defaults), on the shared TLS context.
+
+    It reads no proxy settings from the environment (`trust_env=False`): its requests go to the harness's own
+    loopback server, which an `HTTP_PROXY` without a `NO_PROXY` would otherwise send to the proxy; and reading
+    them decoded every environment variable again for each item's client."""
     from openai import DefaultAsyncHttpxClient
 
-    return DefaultAsyncHttpxClient(verify=tls(), **kwargs)
+    return DefaultAsyncHttpxClient(verify=tls(), **{"trust_env": False, **kwargs})
 
 
 # A chat answer with every part a scripted answer has (text, a tool call, usage), read once by `warm()`.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -50,6 +51,10 @@ def _quiet_killed_client_writes() -> None:
 # connection idle for just under 5 s could meet the server closing it: "Server disconnected without sending a
 # response", an APIConnectionError that no adapter's client retries (seen once in CI, after a journal's fsync).
 KEEP_ALIVE_S = 20.0
+# uvicorn's fast parts (its `standard` extra's): httptools parses HTTP, uvloop runs the server's loop. With
+# uvicorn's pure-Python h11 and asyncio's loop, serving an item's model requests cost about 1 ms of the
+# item's 10 with the scripted model (bench/vs_inspect.py); the adapters' own loops stay asyncio's.
+HTTP, LOOP = "httptools", ("asyncio" if sys.platform == "win32" else "uvloop")
 
 
 class HarnessServer:
@@ -69,7 +74,7 @@ class HarnessServer:
             lifespan=self._lifespan,
         )
         config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
-                                timeout_keep_alive=KEEP_ALIVE_S)
+                                timeout_keep_alive=KEEP_ALIVE_S, http=HTTP, loop=LOOP)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="arena-server", daemon=True)
         self.port: int | None = None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import gc
 import json
 import os
 import signal
@@ -37,7 +38,8 @@ from typing import Any
 
 READY_TIMEOUT_S = 180.0
 # What every worker imports once it runs, whatever the adapter: imported in the server, not in each child.
-WORKER_MODULES = ("arena.worker.__main__", "arena.worker.protocol", "arena.tools.box", "arena.types", "asyncio",
+WORKER_MODULES = ("arena.worker.__main__", "arena.worker.protocol", "arena.tools.box", "arena.types",
+                  "arena.streaming", "asyncio",
                   "concurrent.futures.thread", "httpx", "httpcore")
 
 
@@ -88,6 +90,10 @@ def serve(path: str, target: str) -> None:
                 conn.close()
 
     signal.signal(signal.SIGCHLD, reap)
+    # Everything imported so far is moved out of the collector's reach: a child's collections would otherwise
+    # write to every object's header and so copy every page of the server's memory it shares (the Python
+    # docs' advice for fork without exec), most of a forked leg's own CPU.
+    gc.freeze()
     while True:
         # stdin is a pipe the harness holds open and never writes: end of file means the harness is gone
         # (even killed by -9), and so the server goes, and its children with it (their parent-death signal).

@@ -8,9 +8,10 @@ import importlib
 from arena_builtins.adapters.vanilla import create
 
 
-def test_the_transcript_in_extra_body_sends_the_bytes_the_sdk_would_send():
-    """`create` skips the SDK's request transform, never what goes on the wire: the body is byte for byte the
-    one `chat.completions.create(messages=..., tools=...)` sends, with tool calls, a null content and no tools."""
+def test_the_request_through_client_post_sends_the_bytes_the_sdk_would_send():
+    """`create` skips the SDK's request transform and answer models, never what goes on the wire: the body is
+    byte for byte the one `chat.completions.create(messages=..., tools=...)` sends, with tool calls, a null
+    content and no tools, and the answer's message comes back as the JSON the server sent."""
     sdk = importlib.import_module("openai._base_client")
     httpx = getattr(sdk, "httpx2", None) or sdk.httpx  # the HTTP client package this release of the SDK uses
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
@@ -33,7 +34,7 @@ def test_the_transcript_in_extra_body_sends_the_bytes_the_sdk_would_send():
 
     async def both(tools: list) -> None:
         await client.chat.completions.create(model="m", messages=messages, tools=tools)
-        assert (await create(client, "m", messages, tools)).choices[0].message.content == "ok"
+        assert (await create(client, "m", messages, tools))["content"] == "ok"
 
     asyncio.run(both(tools))
     asyncio.run(both([]))

@@ -523,3 +523,36 @@ def test_an_environment_that_cannot_be_built_is_one_line_and_exit_1(tmp_path):
     assert r.returncode == 1, r.stderr
     assert f"{isolated}: building the {isolated} environment failed" in r.stderr and "Traceback" not in r.stderr
     assert [json.loads(line)["adapter"] for line in r.stdout.splitlines()] == ["vanilla"]  # the others still ran
+
+
+def test_a_secret_set_or_changed_after_a_redaction_is_redacted_too(monkeypatch):
+    """The environment's secrets are read again whenever the environment changed (they are kept between calls)."""
+    from arena.redact import MARK, redact
+
+    monkeypatch.setenv("SOME_API_KEY", "first-secret-value")
+    assert redact("a first-secret-value b") == f"a {MARK} b"
+    monkeypatch.setenv("SOME_API_KEY", "second-secret-value")  # the same variables, another value
+    assert redact("first-secret-value second-secret-value") == f"first-secret-value {MARK}"
+    monkeypatch.setenv("OTHER_TOKEN", "third-secret-value")
+    assert redact("third-secret-value") == MARK
+    monkeypatch.delenv("OTHER_TOKEN")
+    assert redact("third-secret-value") == "third-secret-value"
+
+
+def test_url_credentials_are_redacted_as_the_scheme_first_pattern_did():
+    """The user:password of a URL is found from its "://" and kept only after a scheme: on random texts the
+    result is the one of the plain pattern `[a-z][a-z0-9+.-]*://[^/@\\s]+@` (which took time quadratic in a
+    run of letters), so the rule did not change with the speed."""
+    import random
+    import re
+
+    from arena.redact import MARK, redact
+
+    plain = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@", re.IGNORECASE)
+    rng = random.Random(7)
+    pieces = ["a", "Z", "9", "+", ".", "-", "://", ":", "/", "@", " ", "u:p", "http", "x1"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        assert redact(text) == redact(plain.sub(lambda m: f"{m.group('scheme')}{MARK}@", text)), text
+    assert redact("see https://user:pw@example.org/x") == f"see https://{MARK}@example.org/x"
+    assert redact("9://user:pw@host") == "9://user:pw@host"  # no scheme: a scheme starts with a letter
