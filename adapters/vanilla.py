@@ -440,8 +440,9 @@ class VanillaAdapter:
             else:
                 message = await create(client, ctx.model.name, messages, tools)
                 content = message.get("content")
-                calls = [{"id": tc["id"], "type": tc.get("type", "function"),
-                          "function": {"name": tc["function"]["name"], "arguments": tc["function"]["arguments"]}}
+                calls = [{"id": tc["id"],  # in the order the SDK's typed answer gave them: the same bytes sent back
+                          "function": {"arguments": tc["function"]["arguments"], "name": tc["function"]["name"]},
+                          "type": tc.get("type", "function")}
                          for tc in message.get("tool_calls") or []]
             messages.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
             persist(messages)

@@ -460,7 +460,7 @@ def matrix_cmd(
             "run only shard K of N of the matrix's cells (a deterministic partition balanced by cost, for a "
             "scheduler's job array); merge the shards' run directories with --runs"))] = None,
     jobs: Annotated[int, typer.Option(
-        "--jobs", help="run the matrix as this many processes of this machine (adapters split by cost)",
+        "--jobs", help="run the matrix as this many processes of this machine at a time (a process per framework, costliest first)",
         min=1, max=16)] = 1,
     stream: Annotated[bool, typer.Option("--stream", help=(
         "also run every cell of each adapter that streams (its installed release) streamed, as a row of its own"))] = False,

@@ -654,7 +654,7 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     With `shard` ("K/N") only the cells of shard K of the plan's deterministic partition run, and
     `out/shard-K-of-N.json` says what the plan was and how the shard ended (arena/shard.py).
 
-    With `jobs` > 1 the adapters are split into that many processes of this machine, balanced by cost
+    With `jobs` > 1 each framework's cells run in a process of their own, that many at a time, costliest first
     (arena/jobs.py); their progress reaches `reporter` and their runs are returned as one evaluation's.
 
     With `stream` every cell of an adapter that streams is run a second time streamed (`matrix_plan`); with

@@ -1,10 +1,12 @@
 """A matrix run as several processes of this machine (`arena matrix --jobs N`), reported as one.
 
 Most of a cell's time is waiting (the model, the watched pause, a fork server starting) and what is work
-runs under one interpreter lock, so one process uses about one core. Here the plan's adapters are split
-into N groups balanced by their cells' expected cost (`cell_cost`), and each group runs in a process of its
-own: every cell of an adapter in the same process, so its framework is imported and its fork server started
-once. The children's progress reaches the caller's reporter as if one process ran everything; the run
+runs under one interpreter lock, so one process uses about one core. Here N processes run at a time, each
+taking every cell of one framework (an adapter and its releases: its framework imported and its fork server
+started once); the frameworks wait in one queue, costliest first by their cells' expected cost
+(`cell_cost`), and a slot that ends starts the next. A queue, not N groups split up front: the expected costs
+are rough, and a split made before the run left one process running alone for the last third of the full
+matrix. The children's progress reaches the caller's reporter as if one process ran everything; the run
 directories are the same as an unsplit run's (each cell is independent of where it ran).
 """
 
@@ -47,20 +49,16 @@ class Outcome:
 STDERR_TAIL = 1500  # characters of a failed job's stderr shown with its error
 
 
-def groups(costs: dict[str, float], count: int, family: Callable[[str], str] | None = None) -> list[list[str]]:
-    """The adapters split into at most `count` non-empty groups of about equal cost (deterministic); with `family`,
-    adapters of one family (a framework's releases, whose cells across an upgrade need both) share a group."""
-    from arena.shard import assign
-
+def queue(costs: dict[str, float], family: Callable[[str], str] | None = None) -> list[list[str]]:
+    """The jobs to run, costliest first (deterministic: equal costs by name): each one adapter, or with `family`
+    every adapter of one family (a framework's releases, whose cells across an upgrade need both), in plan order."""
     kin = family or (lambda name: name)
+    members: dict[str, list[str]] = {}
     summed: dict[str, float] = {}
-    for name, cost in costs.items():
+    for name, cost in costs.items():  # plan order within a family
+        members.setdefault(kin(name), []).append(name)
         summed[kin(name)] = summed.get(kin(name), 0.0) + cost
-    shard_of = assign(sorted(summed.items()), count)
-    out: list[list[str]] = [[] for _ in range(count)]
-    for name in costs:  # plan order within a group
-        out[shard_of[kin(name)] - 1].append(name)
-    return [g for g in out if g]
+    return [members[k] for k in sorted(summed, key=lambda k: (-summed[k], k))]
 
 
 class Lines:
@@ -91,16 +89,19 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
              timeout: float, concurrency: int | None, reporter: Listener, total: int, stream: bool = False,
              store_kinds: Sequence[str] = (), family: Callable[[str], str] | None = None) -> Outcome:
     """Run the matrix of the adapters `costs` names, in plan order (by name, releases as name@version, with their
-    cells' expected cost) × `arenas` in up to `jobs` processes (`arena matrix-job`); forward their progress to
-    `reporter`; return every run."""
+    cells' expected cost) × `arenas`, a process (`arena matrix-job`) per framework (`queue`), `jobs` at a time;
+    forward their progress to `reporter`; return every run."""
     from arena.report.matrix import load_run
     from arena.results import ItemResult
 
     lock = threading.Lock()
     done = Outcome()
-    parts = groups(costs, jobs, family)
-    reporter.say(f"{len(parts)} jobs: " + " | ".join(", ".join(p) for p in parts), "info")
+    waiting = queue(costs, family)
+    slots = min(jobs, len(waiting))
+    reporter.say(f"{slots} jobs at a time over {len(waiting)} frameworks, costliest first: "
+                 + " | ".join(", ".join(p) for p in waiting), "info")
     reporter.started("matrix", "matrix (items)", total)
+    numbered = list(enumerate(waiting, 1))
 
     def one(number: int, part: list[str]) -> None:
         read_fd, write_fd = os.pipe()
@@ -142,7 +143,15 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
                 done.failed.update(ended["failed"])
                 done.declined.update(ended["declined"])
 
-    threads = [threading.Thread(target=one, args=(n, p), name=f"arena-job-{n}") for n, p in enumerate(parts, 1)]
+    def slot() -> None:
+        while True:
+            with lock:
+                if not numbered:
+                    return
+                number, part = numbered.pop(0)
+            one(number, part)
+
+    threads = [threading.Thread(target=slot, name=f"arena-jobs-{n}") for n in range(1, slots + 1)]
     for t in threads:
         t.start()
     for t in threads:

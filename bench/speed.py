@@ -5,7 +5,7 @@ worker, items one after another) and the new one (workers forked from a fork ser
 — and prints the two times and their ratio. No thresholds, no assertions; bench/README.md lists the
 targets. Every run goes through the public API (`arena.evaluate()`, the `arena` command); the few
 internal knobs a figure needs are in bench/_internals.py.
-Run: uv run python bench/speed.py [--only NAME ...] [--matrix]
+Run: uv run python bench/speed.py [--only NAME ...] [--matrix] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -175,11 +175,12 @@ def _tree_pss_mb(root: int) -> float:
     return total_kb / 1024
 
 
-def bench_matrix() -> None:
+def bench_matrix(keep: Path | None = None) -> None:
+    """With `keep`, the run directories stay there (to compare with the committed ones: no result may change)."""
     from arena.report.findings import DEFAULT_COMMAND
 
     print(f"\n## The full matrix, as findings.md regenerates it ({DEFAULT_COMMAND}), in a subprocess")
-    out = Path(tempfile.mkdtemp(prefix="arena-bench-matrix-"))
+    out = keep or Path(tempfile.mkdtemp(prefix="arena-bench-matrix-"))
     start = time.perf_counter()
     args = [a for a in DEFAULT_COMMAND.split()[2:] if a not in ("--findings", "findings.md", "--out", "reports")]
     proc = subprocess.Popen([sys.executable, "-m", "arena", "matrix", *args, "--out", str(out)], cwd=ROOT,
@@ -192,7 +193,8 @@ def bench_matrix() -> None:
     largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"wall {wall / 60:5.1f} min (exit {proc.returncode}); peak memory of the whole process tree "
           f"{peak:6.0f} MB (PSS, sampled every 0.5 s), of its largest process {largest:6.0f} MB", flush=True)
-    shutil.rmtree(out, ignore_errors=True)
+    if keep is None:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 BENCHES = {"workers": bench_workers, "hitl": bench_hitl_all, "overhead": bench_overhead, "latency": bench_latency,
@@ -201,16 +203,19 @@ BENCHES = {"workers": bench_workers, "hitl": bench_hitl_all, "overhead": bench_o
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", action="append", choices=list(BENCHES), help="run only these figures")
+    parser.add_argument("--only", action="append", choices=[*BENCHES, "matrix"],
+                        help="run only these figures (matrix: only the full matrix)")
     parser.add_argument("--matrix", action="store_true", help="also time a full `arena matrix` (minutes)")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="keep the full matrix's run directories in DIR")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores")
     # the harness imports what a run needs on its first run: one untimed item first
     evaluate("human_in_the_loop", ["vanilla"], model="scripted", items=["hitl-01"])
     for name in args.only or BENCHES:
-        BENCHES[name]()
-    if args.matrix:
-        bench_matrix()
+        if name in BENCHES:
+            BENCHES[name]()
+    if args.matrix or "matrix" in (args.only or []):
+        bench_matrix(args.keep)
 
 
 if __name__ == "__main__":

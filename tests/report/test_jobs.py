@@ -11,7 +11,7 @@ import pytest
 
 from arena.errors import UserError
 from arena.evaluation import Silent, evaluate_matrix
-from arena.jobs import groups, run_jobs
+from arena.jobs import queue, run_jobs
 
 from .conftest import arena_cli
 from .test_findings_committed import normalise
@@ -19,17 +19,22 @@ from .test_findings_committed import normalise
 CELLS = ["-a", "vanilla", "-a", "langgraph", "--arena", "human_in_the_loop", "--arena", "approval_gate"]
 
 
-def test_adapters_are_grouped_deterministically_by_cost_in_plan_order():
-    costs = {"vanilla": 60.0, "langgraph": 90.0, "crewai": 120.0, "langgraph@1.0.10": 100.0, "agno": 30.0}
-    two = groups(costs, 2)
-    backwards = groups(dict(reversed(list(costs.items()))), 2)  # the order adapters are listed in does not matter
-    assert sorted(map(sorted, two)) == sorted(map(sorted, backwards))
-    assert sorted(n for g in two for n in g) == sorted(costs) and len(two) == 2
-    loads = [sum(costs[n] for n in g) for g in two]
-    assert abs(loads[0] - loads[1]) <= max(costs.values())
-    for g in two:  # each group keeps the plan's order
-        assert g == [n for n in costs if n in g]
-    assert groups({"vanilla": 1.0}, 4) == [["vanilla"]]  # never an empty job
+def test_the_jobs_wait_in_one_queue_costliest_first_a_framework_s_releases_together():
+    costs = {"vanilla": 60.0, "langgraph": 90.0, "crewai": 120.0, "langgraph@1.0.10": 100.0, "agno": 60.0}
+    assert queue(costs) == [["crewai"], ["langgraph@1.0.10"], ["langgraph"], ["agno"], ["vanilla"]]
+    assert queue(dict(reversed(list(costs.items())))) == queue(costs)  # the order adapters are listed in does not matter
+    kin = lambda name: name.split("@")[0]  # noqa: E731
+    assert queue(costs, kin) == [["langgraph", "langgraph@1.0.10"], ["crewai"], ["agno"], ["vanilla"]]  # plan order within
+
+
+def test_a_slot_that_ends_takes_the_next_job_so_a_long_job_never_runs_alone_for_long(tmp_path: Path):
+    """Three jobs, two at a time: the third starts when the first slot frees, whichever that is."""
+    reporter = Count()
+    made = run_jobs({"vanilla": 3.0, "langgraph": 2.0, "no_such_adapter": 1.0}, ["approval_gate"],
+                    jobs=2, out=tmp_path, timeout=60, concurrency=None, reporter=reporter, total=48)
+    assert sorted(r.adapter for r in made.runs) == ["langgraph", "langgraph", "vanilla", "vanilla"]
+    assert list(made.failed) == ["job 3"]  # the third job ran, in whichever slot freed first
+    assert any("2 jobs at a time over 3 frameworks" in message for _level, message in reporter.said)
 
 
 def test_jobs_give_the_report_one_process_gives(tmp_path):
@@ -37,7 +42,7 @@ def test_jobs_give_the_report_one_process_gives(tmp_path):
     assert one.returncode == 0, one.stderr[-2000:]
     two = arena_cli("matrix", *CELLS, "--jobs", "2", "--out", "two", "--findings", "two/findings.md", cwd=tmp_path)
     assert two.returncode == 0, two.stderr[-2000:]
-    assert "2 jobs: " in two.stderr
+    assert "2 jobs at a time over 2 frameworks" in two.stderr
     assert normalise((tmp_path / "two/findings.md").read_text()) == normalise((tmp_path / "one/findings.md").read_text())
     cells = lambda p: {(r["adapter"], k): c["text"] for r in json.loads(p.read_text())["rows"]  # noqa: E731
                        for k, c in r["cells"].items()}
