@@ -814,15 +814,11 @@ def test_store_session_is_in_the_items_own_store_and_resumes_from_it(server, tmp
     kind and ADK's ids; the session, ending on the unanswered long-running call, is in the item's own database (ADK's
     `sessions`/`events` tables) or under the item's key prefix (one ADK session key, nothing outside the prefix), no
     file is written; a new adapter resumes it from there and the approved booking runs once, the search not again."""
-    from arena import stores
+    from tests.adapters.on_store import item_on_store
 
     item = ITEMS["hitl-03"]
     recorder = TraceRecorder()
-    executor = ToolExecutor(SPEC.tools, SPEC.functions, recorder)
-    model = server.open_item(recorder, "scripted").model
-    with stores.item_store(kind, item.id) as own:
-        ctx = LegContext(item=item, instructions=SPEC.instructions, model=model, tools=LocalToolBox(executor),
-                         workdir=str(tmp_path), store=own.store)
+    with item_on_store(server, SPEC, item, kind, tmp_path, recorder) as (ctx, own):
         first = asyncio.run(GoogleADKAdapter().start(ctx))
         assert first.status == "suspended" and first.pending.tool == APPROVAL
         state = json.loads(json.dumps(first.state))

@@ -595,23 +595,11 @@ def test_store_postgres_checkpoint_rows_are_in_the_items_own_database(server, tm
     import psycopg
 
     from arena import stores
+    from tests.adapters.on_store import fresh_leg, item_on_store
 
-    item = ITEMS["hitl-03"]
     recorder = TraceRecorder()
-    executor = ToolExecutor(SPEC.tools, SPEC.functions, recorder)
-    model = server.open_item(recorder, "scripted").model
-    with stores.item_store("postgres", item.id) as own:
-        ctx = LegContext(item=item, instructions=SPEC.instructions, model=model, tools=LocalToolBox(executor),
-                         workdir=str(tmp_path), store=own.store)
-
-        async def leg(state=None):
-            adapter = LangGraphAdapter()
-            try:
-                return await (adapter.start(ctx) if state is None else adapter.resume(state, item.resume_with[0], ctx))
-            finally:
-                await adapter.aclose()
-
-        first = asyncio.run(leg())
+    with item_on_store(server, SPEC, ITEMS["hitl-03"], "postgres", tmp_path, recorder) as (ctx, own):
+        first = asyncio.run(fresh_leg(LangGraphAdapter, ctx))
         assert first.status == "suspended" and first.pending.tool == APPROVAL
         state = json.loads(json.dumps(first.state))
         assert set(state) == {"thread_id", "pause"}
@@ -627,7 +615,7 @@ def test_store_postgres_checkpoint_rows_are_in_the_items_own_database(server, tm
                 assert conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s",
                                     (state["thread_id"],)).fetchone()[0] == 0
         assert list(tmp_path.iterdir()) == []  # no SQLite file
-        done = asyncio.run(leg(state))
+        done = asyncio.run(fresh_leg(LangGraphAdapter, ctx, state))
     assert done.status == "finished", (done.status, done.error)
     ran = [e.tool for e in recorder.events if e.type == "tool_call"]
     assert ran.count("book_room") == 1 and ran.count("search_rooms") == 1, ran

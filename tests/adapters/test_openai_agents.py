@@ -363,26 +363,12 @@ def test_store_session_and_run_state_are_in_the_items_own_place(kind, server, tm
     import asyncio
 
     from arena import stores
-    from arena.tools.box import LocalToolBox, ToolExecutor
     from arena.trace import TraceRecorder
-    from arena.types import LegContext
+    from tests.adapters.on_store import fresh_leg, item_on_store
 
-    item = HITL.item("hitl-01")
     recorder = TraceRecorder()
-    executor = ToolExecutor(HITL.tools, HITL.functions, recorder)
-    model = server.open_item(recorder, "scripted").model
-    with stores.item_store(kind, item.id) as own:
-        ctx = LegContext(item=item, instructions=HITL.instructions, model=model, tools=LocalToolBox(executor),
-                         workdir=str(tmp_path), store=own.store)
-
-        async def leg(state=None):
-            adapter = OpenAIAgentsAdapter()
-            try:
-                return await (adapter.start(ctx) if state is None else adapter.resume(state, item.resume_with[0], ctx))
-            finally:
-                await adapter.aclose()
-
-        first = asyncio.run(leg())
+    with item_on_store(server, HITL, HITL.item("hitl-01"), kind, tmp_path, recorder) as (ctx, own):
+        first = asyncio.run(fresh_leg(OpenAIAgentsAdapter, ctx))
         assert first.status == "suspended" and first.pending.tool == APPROVAL
         state = json.loads(json.dumps(first.state))
         assert set(state) == {"session_id", "state_id"}
@@ -421,7 +407,7 @@ def test_store_session_and_run_state_are_in_the_items_own_place(kind, server, tm
         paused = asyncio.run(_session_items(kind, own.store, sid))
         assert _shape(paused) == [("user", ""), ("function_call", "search_rooms"), ("function_call_output", '{"day": '),
                                   ("function_call", APPROVAL)]
-        done = asyncio.run(leg(state))
+        done = asyncio.run(fresh_leg(OpenAIAgentsAdapter, ctx, state))
         assert done.status == "finished" and done.final_text.startswith("Done: BOOKED R102"), (done.status, done.error)
         items = asyncio.run(_session_items(kind, own.store, sid))
     assert items[:4] == paused

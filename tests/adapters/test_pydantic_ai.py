@@ -350,34 +350,18 @@ def test_store_durable_state_and_crash_recovery_pass_across_new_processes_and_a_
 def _paused_on(kind: str, server, tmp_path, inspect):
     """hitl-03 with its own store on `kind`'s server, as an item gets it: leg 0 in one adapter, `inspect(store,
     state)`, the resume in a fresh adapter. Nothing may be written to the work directory."""
-    from arena.stores import item_store
+    from tests.adapters.on_store import fresh_leg, item_on_store
 
     spec = catalog.load_arena("human_in_the_loop")
     item = next(i for i in spec.items if i.id == "hitl-03")
     cls = catalog.builtin_adapters()[NAME].load()
-    with item_store(kind, "hitl-03") as own:
-        ctx = LegContext(item=item, instructions=spec.instructions,
-                         model=server.open_item(TraceRecorder(), "scripted").model,
-                         tools=LocalToolBox(ToolExecutor(spec.tools, spec.functions, TraceRecorder())),
-                         workdir=str(tmp_path), store=own.store)
-
-        async def legs():
-            first = cls()
-            try:
-                leg0 = await first.start(ctx)
-            finally:
-                await first.aclose()
-            assert leg0.status == "suspended" and leg0.pending.tool == "request_approval"
-            state = json.loads(json.dumps(leg0.state))
-            assert set(state) == {"paused_run", "store"} and state["store"] == kind  # only the id: no history
-            inspect(own.store, state, leg0.pending.call_id)
-            second = cls()
-            try:
-                return await second.resume(state, item.resume_with[0], ctx)
-            finally:
-                await second.aclose()
-
-        leg1 = asyncio.run(legs())
+    with item_on_store(server, spec, item, kind, tmp_path) as (ctx, own):
+        leg0 = asyncio.run(fresh_leg(cls, ctx))
+        assert leg0.status == "suspended" and leg0.pending.tool == "request_approval"
+        state = json.loads(json.dumps(leg0.state))
+        assert set(state) == {"paused_run", "store"} and state["store"] == kind  # only the id: no history
+        inspect(own.store, state, leg0.pending.call_id)
+        leg1 = asyncio.run(fresh_leg(cls, ctx, state))
     assert not any(tmp_path.iterdir())
     assert leg1.status == "finished" and leg1.final_text.startswith("Done: BOOKED R201")
 
