@@ -121,6 +121,9 @@ def serve(path: str, target: str) -> None:
                 os.close(fd)
             os.chdir(request["cwd"])
             os.environ.update(request["env"])
+            # the item's TMPDIR (its lock files, its caches): tempfile keeps the folder it first found, and the server's
+            # imports may have asked already (crewai's do), which a child would otherwise inherit
+            tempfile.tempdir = None
             os.environ["ARENA_PARENT_PID"] = str(os.getppid())  # the server: a child dies with it
             from arena.worker.__main__ import main
 

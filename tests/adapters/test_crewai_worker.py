@@ -7,8 +7,11 @@ user does, through `arena run`, which builds the environment from adapters/envs/
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from arena.catalog import builtin_adapters
@@ -51,6 +54,25 @@ def test_crewai_builds_its_environment_once_and_pauses_natively(tmp_path):
 
     meta = json.loads((Path(summary["run_dir"]) / "meta.json").read_text())
     assert meta["framework_version"] == summary["framework_version"]
+
+
+def test_crewai_leaves_no_lock_files_in_the_system_temporary_folder():
+    """CrewAI's flow persistence locks each database with an empty file in tempfile.gettempdir() that it never
+    removes: one per item. A worker's TMPDIR is its item's folder, which the harness removes; a forked worker
+    had kept the fork server's (crewai asks for it at import), so every item of a matrix left a file behind."""
+    # a short path: the fork server's socket must fit (a longer one makes the harness spawn instead)
+    system_tmp = Path(tempfile.mkdtemp(prefix="arena-test-tmp-", dir="/tmp"))
+    try:
+        r = subprocess.run([sys.executable, "-m", "arena", "run", "durable_state", "-a", "crewai", "--item", "durable-02",
+                            "--json", "--out", str(system_tmp / "out")], capture_output=True, text=True, timeout=1500,
+                           env={**os.environ, "TMPDIR": str(system_tmp)})
+        assert r.returncode == 0, r.stderr[-2000:]
+        summary = json.loads(r.stdout)
+        assert summary["passed"] == 1
+        assert json.loads((Path(summary["run_dir"]) / "meta.json").read_text())["worker_start"] == "fork"
+        assert sorted(p.name for p in system_tmp.iterdir()) == ["out"]
+    finally:
+        shutil.rmtree(system_tmp, ignore_errors=True)
 
 
 def test_crewai_survives_a_restart_between_legs(tmp_path):

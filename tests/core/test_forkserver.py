@@ -81,7 +81,7 @@ def test_a_framework_that_starts_threads_at_import_is_spawned_instead(server):
     assert result.status == "passed"  # spawned, as ever
 
 
-def test_a_fork_server_skips_a_missing_preload_module_and_warms_once_for_its_children(server):
+def test_a_fork_server_skips_a_missing_preload_module_and_warms_once_for_its_children_in_their_own_tmpdir(server):
     from tests.forkwarm import WarmedInServer
 
     assert start_mode(sys.executable, "tests.forkwarm:WarmedInServer") == "fork"
