@@ -77,7 +77,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from arena.http import async_client
+from arena.http import async_client, client as blocking_client
 from arena.tools import body as bodypause
 from arena.types import (
     AdapterInfo,
@@ -646,6 +646,9 @@ def _build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: 
         api_key=ctx.model.api_key,
         max_retries=0,
         http_async_client=http,
+        # never used (every call is async), but without it ChatOpenAI builds a blocking client that loads the CA
+        # certificates again for every leg (its cache is keyed by the base URL, which is the item's own)
+        http_client=blocking_client(),
     )
     if ctx.agents:
         return _build_team(ctx, model, checkpointer, interrupt_mode)

@@ -53,6 +53,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
+from arena import http
 from arena.types import (
     AdapterInfo,
     Capabilities,
@@ -183,7 +184,8 @@ class _SmolagentsBase(ABC):
             model_id=ctx.model.name,
             api_base=ctx.model.base_url,
             api_key=ctx.model.api_key,
-            client_kwargs={"max_retries": 0},
+            # the SDK's default blocking client, on the harness's shared TLS context (arena.http.client)
+            client_kwargs={"max_retries": 0, "http_client": http.client()},
         )
         return smolagents.ToolCallingAgent(
             tools=tools,

@@ -42,6 +42,15 @@ def async_client(**kwargs: Any) -> Any:
     return DefaultAsyncHttpxClient(verify=tls(), **{"trust_env": False, **kwargs})
 
 
+def client(**kwargs: Any) -> Any:
+    """The blocking counterpart of `async_client()`, for a framework that calls the model synchronously, or that
+    builds a blocking client beside the async one unless it is given one. Left to build its own, such a client
+    loads the CA certificates again for every item: tens of milliseconds of CPU each time."""
+    from openai import DefaultHttpxClient
+
+    return DefaultHttpxClient(verify=tls(), **{"trust_env": False, **kwargs})
+
+
 # A chat answer with every part a scripted answer has (text, a tool call, usage), read once by `warm()`.
 _ANSWER: dict[str, Any] = {
     "id": "chatcmpl-warm", "object": "chat.completion", "created": 0, "model": "scripted",

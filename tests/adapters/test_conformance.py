@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -352,6 +353,24 @@ def test_module_imports_its_framework_lazily(name, imported_by_adapter_module):
     assert imported_by_adapter_module[""] == []
     # none of its own framework, nor any other adapter's
     assert imported_by_adapter_module[module] == [], f"importing {module} imported a framework"
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_an_item_loads_no_ca_certificates_once_its_process_has(name, run_adapter, monkeypatch):
+    """Every item builds its own clients; loading the CA certificates for each is tens of milliseconds of CPU per
+    item (per leg): the TLS context is the process's, shared (arena.http), and no framework builds one of its own
+    for each item either (ChatOpenAI did, for a blocking client it never used)."""
+    if _entry(name).isolated:
+        pytest.skip(f"{name} runs in an environment of its own")
+    run_adapter(name, items=["hitl-01"])  # the process's first: what loads once has loaded
+    loads: list[str] = []
+    for method in ("load_verify_locations", "load_default_certs"):
+        original = getattr(ssl.SSLContext, method)
+        monkeypatch.setattr(ssl.SSLContext, method,
+                            lambda self, *a, _o=original, _m=method, **k: (loads.append(_m), _o(self, *a, **k))[1])
+    results = run_adapter(name, items=["hitl-02", "hitl-03"])
+    assert [r.error for r in results] == [None, None]
+    assert loads == []
 
 
 # -- per adapter x arena ---------------------------------------------------------------------------------
