@@ -198,7 +198,19 @@ class WorkerAdapter:
         """A crashed run continued from what its framework persisted (`recover` channel, way `continue`)."""
         return await self._resume(Request(op="continue", adapter=self.target, ctx=self._wire(ctx)), state, ctx)
 
-    async def _resume(self, req: Request, state: WorkerState, ctx: LegContext) -> LegResult:
+    async def add_input(self, state: WorkerState, text: str, ctx: LegContext) -> WorkerState:
+        """Input added to the paused run (the `input` channel): the adapter's `add_input` in the worker that holds
+        the paused state (a new worker given the JSON state, when every leg gets a new process, which then exits:
+        the resume gets a new one of its own). Returns the state to resume."""
+        req = Request(op="add_input", adapter=self.target, ctx=self._wire(ctx), text=text)
+        self._pass_state(req, state)
+        reply = await self._call(req, ctx.workdir)
+        if self.restart_between_legs:
+            await self._close_worker()
+        return WorkerState(reply.handle, reply.state, reply.state_is_json)
+
+    def _pass_state(self, req: Request, state: WorkerState) -> None:
+        """What a request after the pause carries of the paused state (and which adapter takes it)."""
         if self.then is not None and self._proc is None:  # the first leg's worker is gone: the new release takes over
             self.target, self.python, self.fork = self.then
             req.adapter = self.target
@@ -209,6 +221,9 @@ class WorkerAdapter:
         else:  # the live handle; its JSON state too, for a worker that does not hold it (a replayed resume)
             req.handle = state.handle
             req.state = state.value if state.is_json else None
+
+    async def _resume(self, req: Request, state: WorkerState, ctx: LegContext) -> LegResult:
+        self._pass_state(req, state)
         result = self._result(await self._call(req, ctx.workdir))
         if result.status == "suspended" and self.restart_between_legs:
             await self._close_worker()

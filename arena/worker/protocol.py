@@ -32,17 +32,19 @@ class WireContext(BaseModel):
 
 
 class Request(BaseModel):
-    op: Literal["start", "resume", "continue", "close"]  # continue: a crashed run, from what was persisted
+    # continue: a crashed run, from what was persisted; add_input: input added to the paused run (`text`), no decision
+    op: Literal["start", "resume", "continue", "add_input", "close"]
     adapter: str | None = None  # "module:Class"
     ctx: WireContext | None = None
     decision: Decision | DecisionSet | None = None
     handle: str | None = None  # the state kept in this worker's memory, or
     state: Any = None  # the state itself, when it is JSON (a fresh worker resuming)
+    text: str | None = None  # add_input's input
 
 
 class Reply(BaseModel):
     ok: bool
-    result: LegResult | None = None
+    result: LegResult | None = None  # none for add_input: its state (handle, state) is the answer
     handle: str | None = None
     state: Any = None  # the leg state if JSON-serialisable, else None
     state_is_json: bool = False

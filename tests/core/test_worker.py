@@ -16,6 +16,7 @@ from arena.worker.client import WorkerAdapter
 from tests.conftest import normalised
 
 HITL = catalog.load_arena("human_in_the_loop")
+INTERRUPTIONS = catalog.load_arena("interruptions")
 
 
 def _alive(pid: int) -> bool:
@@ -31,14 +32,14 @@ def _alive(pid: int) -> bool:
 def worker_run(server):
     made: list[WorkerAdapter] = []
 
-    def run(target: str, info, items=None, restart=False, timeout_s=60.0, profile="scripted"):
+    def run(target: str, info, items=None, restart=False, timeout_s=60.0, profile="scripted", arena=HITL):
         def factory():
             adapter = WorkerAdapter(target, info, sys.executable, server, restart_between_legs=restart)
             made.append(adapter)
             return adapter
 
-        chosen = [i for i in HITL.items if items is None or i.id in items]
-        return run_items(factory, HITL, chosen, server=server, model=profile, timeout_s=timeout_s), made
+        chosen = [i for i in arena.items if items is None or i.id in items]
+        return run_items(factory, arena, chosen, server=server, model=profile, timeout_s=timeout_s), made
 
     return run
 
@@ -115,3 +116,21 @@ def test_restart_between_legs_fails_honestly_for_in_memory_state(worker_run):
     assert r.status == "failed"
     assert "cannot resume in a new process" in r.error
     assert [e.type for e in r.trace if e.type != "model_call"][:2] == ["tool_call", "suspended"]
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["same worker", "a new worker per leg"])
+def test_input_added_while_paused_reaches_the_adapter_in_its_worker(worker_run, run_adapter, restart):
+    """The `input` channel through a worker: the adapter's add_input runs where the paused state is (or, every leg
+    in a new process, on its JSON state). Without it, every adapter run in workers (another release, an environment
+    of its own) failed the interruptions arena's input items, which measured the harness, not the framework."""
+    from arena_builtins.adapters.vanilla_durable import VanillaDurableAdapter
+
+    items = ["int-19", "int-20", "int-21"]
+    target = "arena_builtins.adapters.vanilla_durable:VanillaDurableAdapter"
+    results, workers = worker_run(target, VanillaDurableAdapter.info, items=items, restart=restart, profile="careful",
+                                  arena=INTERRUPTIONS)
+    local = run_adapter(VanillaDurableAdapter, arena="interruptions", profile="careful", items=items)
+    assert [r.status for r in results] == [r.status for r in local] == ["passed"] * 3, [r.checks for r in results]
+    assert [normalised(r) for r in results] == [normalised(r) for r in local]
+    seen = [next(c for c in r.checks if c.name == "midrun_input_seen") for r in results]
+    assert all(c.passed for c in seen), [c.reason for c in seen]
