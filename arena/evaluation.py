@@ -195,11 +195,15 @@ def _prepare(target: Target, server: Any, restart_between_legs: bool, say: Calla
         return info, version, partial(WorkerAdapter, target.target, info, str(python), server, restart_between_legs,
                                       fork=mode == "fork"), mode
     version = _dist_version(info.framework)
-    if restart_between_legs:
+    if restart_between_legs or not _concurrent(target):
         module_target = f"{cls.__module__}:{cls.__qualname__}"
         mode = start_mode(sys.executable, module_target)
-        return info, version, partial(WorkerAdapter, module_target, info, sys.executable, server, True,
-                                      fork=mode == "fork"), mode
+        # An adapter whose framework keeps process-wide state (not `concurrent`) would run its items one at a time
+        # here; forked, each item has a process of its own, and they run at once. Spawned, each item would pay an
+        # interpreter and its framework's import: it stays here, one at a time.
+        if restart_between_legs or mode == "fork":
+            return info, version, partial(WorkerAdapter, module_target, info, sys.executable, server,
+                                          restart_between_legs, fork=mode == "fork"), mode
     return info, version, cls, "in-process"
 
 
@@ -324,7 +328,7 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
             "declared_capabilities": arena.capabilities_of(info).model_dump(),
             "base_url": "loopback (scripted)" if model_target.scripted else model_target.upstream,
             "model_gateway": "scripted" if model_target.scripted else "recording proxy",
-            "process_tracking": tracking_mode() if (arena.restart_between_legs or _isolated(target)) else "in-process",
+            "process_tracking": tracking_mode() if worker_start != "in-process" else "in-process",
             "body_pause": info.kind("body_pause"), "body_pause_mechanism": info.mechanism("body_pause"),
             "pause_dwell_s": PAUSE_DWELL_S, "quiet_s": QUIET_S,
             "worker_start": worker_start, "concurrency": concurrency, "items": [i.id for i in items],
@@ -635,11 +639,10 @@ def _job_name(name: str, target: Target) -> str:
 
 def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
     """What a cell is expected to cost, for balancing shards and jobs: its items, three times over when every
-    leg starts a process, twice over in an environment of its own (a worker per item), three times over when its
-    adapter's items run one at a time in this process (`concurrent = False`: google_adk, llama_index, DBOS)."""
-    one_at_a_time = not spec.restart_between_legs and not _isolated(target) and not _concurrent(target)
-    return (len(spec.items) * (3 if spec.restart_between_legs else 1) * (2 if _isolated(target) else 1)
-            * (3 if one_at_a_time else 1))
+    leg starts a process, twice over when every item does (an adapter in an environment of its own, or one whose
+    framework keeps process-wide state, `concurrent = False`: google_adk, llama_index, DBOS)."""
+    per_item = not spec.restart_between_legs and (_isolated(target) or not _concurrent(target))
+    return len(spec.items) * (3 if spec.restart_between_legs else 1) * (2 if (per_item or _isolated(target)) else 1)
 
 
 def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas: Sequence[str] = (), *,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from functools import partial
 
@@ -91,3 +92,23 @@ def test_a_fork_server_skips_a_missing_preload_module_and_warms_once_for_its_chi
     spawned = partial(WorkerAdapter, "tests.forkwarm:WarmedInServer", WarmedInServer.info, sys.executable, server)
     (cold,) = run_items(spawned, HITL, [HITL.item("hitl-01")], server=server, model="scripted", timeout_s=60)
     assert "not warmed in the fork server" in (cold.error or "")
+
+
+def test_an_adapter_with_process_wide_state_runs_its_items_at_once_each_in_a_forked_worker(tmp_path):
+    """`concurrent = False` (a framework with state bound to one event loop per process): in the harness's process
+    its items would run one at a time; forked, each item has a process of its own, and they run at once."""
+    import json
+
+    import arena
+
+    entry = builtin_adapters()["llama_index"]
+    if not entry.available:
+        pytest.skip("llama_index is not installed")
+    assert not entry.concurrent
+    items = ["hitl-01", "hitl-02", "hitl-03"]
+    (run,) = arena.evaluate("human_in_the_loop", ["llama_index"], items=items, out=tmp_path, concurrency=3)
+    assert (run.meta["worker_start"], run.meta["concurrency"], run.meta["process_tracking"]) == ("fork", 3, "cgroup")
+    assert run.summary.passed == 3
+    pids = {item: {json.loads(line)["pid"] for line in (run.path / "traces" / f"{item}.jsonl").read_text().splitlines()
+                   if json.loads(line).get("type") == "final"} for item in items}
+    assert len(set().union(*pids.values())) == 3 and os.getpid() not in set().union(*pids.values())
