@@ -348,7 +348,7 @@ class _ADKBase(ABC):
     """
 
     requires = ("litellm",)  # ADK's LiteLlm: its model client
-    # LiteLLM keeps one process-wide logging worker bound to an event loop: items run one at a time
+    # LiteLLM keeps one process-wide logging worker bound to an event loop: each item in a forked worker of its own
     concurrent = False
 
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
@@ -394,6 +394,14 @@ class _ADKBase(ABC):
         "litellm.proxy",
         "litellm.llms.litellm_proxy",
         "litellm.integrations.prometheus_services",
+        "litellm.llms.litellm_proxy.chat.transformation",
+        "litellm.llms.github_copilot.authenticator",
+        "litellm.llms.openai.chat.gpt_audio_transformation",
+        "litellm.llms.openai_like.dynamic_config",
+        "litellm.proxy.openai_files_endpoints.common_utils",
+        "litellm.proxy.spend_tracking.savings",
+        "google.adk.tools._node_tool",
+        "google.adk.workflow._node_runner_utils",
         "authlib",
         "fastapi",
         "opentelemetry.propagate",

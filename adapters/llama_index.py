@@ -260,7 +260,7 @@ def _decision_of(event: Any) -> Decision:
 class LlamaIndexAdapter:
     order = 75  # where it stands in `arena list` and the reports (lower first)
     requires = ("llama-index-llms-litellm", "litellm")
-    # LiteLLM keeps a process-wide logging worker bound to one event loop: items run one at a time
+    # LiteLLM keeps a process-wide logging worker bound to one event loop: each item in a forked worker of its own
     concurrent = False
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = (
@@ -273,8 +273,31 @@ class LlamaIndexAdapter:
         "llama_index.llms.litellm",
         "workflows",
         "workflows.events",
+        "workflows.runtime.control_loop.runner",
+        "workflows.plugins.basic",
+        "workflows.representation.build",
+        "workflows.runtime.verbose",
         "tiktoken",
+        # what LiteLLM imports at its first call
+        "litellm.proxy._types",
+        "litellm.llms.litellm_proxy.chat.transformation",
+        "litellm.llms.github_copilot.authenticator",
+        "litellm.llms.openai.chat.gpt_audio_transformation",
+        "litellm.llms.openai_like.dynamic_config",
+        "litellm.integrations.generic_api.generic_api_callback",
+        "litellm.integrations.prometheus_services",
+        "litellm.litellm_core_utils.logging_callback_manager",
+        "litellm.proxy.openai_files_endpoints.common_utils",
+        "litellm.proxy.spend_tracking.savings",
     )
+
+    @staticmethod
+    def warm() -> None:
+        """The tokenizer llama_index's chat memory builds once per process (tiktoken's BPE tables, from LiteLLM's
+        bundled copy): in a fork server, so that a worker forked per item does not parse it again."""
+        from llama_index.core.utils import get_tokenizer
+
+        get_tokenizer()
 
     info = AdapterInfo(
         name="llama_index",

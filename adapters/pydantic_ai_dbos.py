@@ -15,9 +15,9 @@ adds is DBOS durable execution, the way pydantic-ai documents it (docs/durable_e
   workflow code, replayed deterministically.
 - the store: DBOS's system database, a SQLite file under the item's work directory
   (`<workdir>/pydantic_ai_dbos/dbos.sqlite`), with a pinned `application_version` so that every process of
-  the item recovers the others' workflows. DBOS is process-global, so the class is `concurrent = False`; it
-  is launched at the start of each leg (after the workflow and the agent's steps are registered) and
-  destroyed when the leg returns, so nothing of it runs during a pause.
+  the item recovers the others' workflows. DBOS is process-global, so the class is `concurrent = False` (each
+  item runs in a worker process of its own); it is launched at the start of each leg (after the workflow and
+  the agent's steps are registered) and destroyed when the leg returns, so nothing of it runs during a pause.
 - on a server (`--store postgres`, the `postgres` channel): DBOS's own PostgreSQL system database, the item's
   database given as `system_database_url` (DBOS connects with `postgresql+psycopg`, and its migrations at
   `DBOS.launch()` create its tables in schema `dbos` there); the state then names no file, only the workflow id.

@@ -1,10 +1,11 @@
 """An adapter whose fork server must skip a preload module it cannot import and run its `warm()` once, and
 whose forked workers must use their own item's temporary folder although the server asked for its own first
-(as crewai does at import)."""
+(as crewai does at import), and start no subprocess the server could have run once for all of them."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 
 from arena_builtins.adapters.vanilla import VanillaAdapter
@@ -25,4 +26,22 @@ class WarmedInServer(VanillaAdapter):
             raise RuntimeError(f"not warmed in the fork server: {WARMED}")
         if tempfile.gettempdir() != os.environ["TMPDIR"]:
             raise RuntimeError(f"the server's temporary folder, not the item's: {tempfile.gettempdir()}")
-        return await super().start(ctx)
+        from arena.worker import deathsig
+
+        if not deathsig.libc.cache_info().hits:  # the worker asked for it at its start: the server's, inherited
+            raise RuntimeError("libc looked up again in the child (ldconfig -p run per worker)")
+        started: list[object] = []
+        original = subprocess.Popen.__init__
+
+        def record(self, args, *more, **kwargs):  # type: ignore[no-untyped-def]
+            started.append(args)
+            original(self, args, *more, **kwargs)
+
+        subprocess.Popen.__init__ = record  # type: ignore[method-assign]  # this child only
+        try:
+            result = await super().start(ctx)  # the SDK's first request: it reports the platform (`uname -p`)
+        finally:
+            subprocess.Popen.__init__ = original  # type: ignore[method-assign]
+        if started:
+            raise RuntimeError(f"a leg started subprocesses the server could have run once: {started}")
+        return result

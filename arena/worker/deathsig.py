@@ -9,17 +9,25 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import signal
 
 PR_SET_PDEATHSIG = 1
 
 
+@functools.cache
+def libc() -> ctypes.CDLL:
+    """Found once per process tree: `find_library` runs `ldconfig -p` in a subprocess, and a fork server's
+    children (a worker per leg) inherit the server's."""
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
 def die_with_parent(expected_parent: int | None = None) -> bool:
     """Ask for SIGKILL when the parent exits; if it already has (or is not `expected_parent`), exit now."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        found = libc()
+        if found.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
             return False
     except (OSError, AttributeError):
         return False

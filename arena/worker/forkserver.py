@@ -26,6 +26,7 @@ import atexit
 import gc
 import json
 import os
+import platform
 import signal
 import socket
 import subprocess
@@ -38,7 +39,8 @@ from typing import Any
 
 READY_TIMEOUT_S = 180.0
 # What every worker imports once it runs, whatever the adapter: imported in the server, not in each child.
-WORKER_MODULES = ("arena.worker.__main__", "arena.worker.protocol", "arena.tools.box", "arena.types",
+WORKER_MODULES = ("arena.worker.__main__", "arena.worker.protocol", "arena.worker.deathsig", "ctypes.util",
+                  "arena.tools.box", "arena.types",
                   "arena.streaming", "asyncio",
                   "concurrent.futures.thread", "httpx", "httpcore")
 
@@ -50,6 +52,7 @@ def serve(path: str, target: str) -> None:
     import importlib
 
     from arena.catalog import load_target
+    from arena.worker import deathsig
 
     cls = load_target(target)
     for module in (*getattr(cls, "preload", ()), *WORKER_MODULES):
@@ -62,6 +65,13 @@ def serve(path: str, target: str) -> None:
     if "openai" in sys.modules:  # what the first client of every child would import and load
         http.warm()
     http.tls()  # the CA certificates every child's calls to the harness would load
+    # Two answers each found by running a program, then kept: once here, not in every child. What SDKs report of
+    # the machine (the openai SDK, at a client's first request) runs `uname -p`; the worker's libc, `ldconfig -p`.
+    platform.platform()
+    try:
+        deathsig.libc()
+    except OSError:  # no libc to load: each child finds out for itself (and lives without the parent-death signal)
+        pass
     if callable(getattr(cls, "warm", None)):
         cls.warm()
     threads = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())
