@@ -301,6 +301,13 @@ class Raises(VanillaAdapter):
         raise RuntimeError("adapter blew up\nsecond line")
 
 
+class InputFails(VanillaAdapter):
+    """Cannot add input to its paused run (its state is in memory): the resume must still find the paused state."""
+
+    async def add_input(self, state, text, ctx):  # type: ignore[no-untyped-def]
+        raise RuntimeError("no input while paused here")
+
+
 class DiesOnOneItem(VanillaAdapter):
     """Correct except on hitl-02, where its process is killed in the middle of the first leg."""
 

@@ -69,16 +69,18 @@ async def serve(replies: Any) -> None:
             if req.op == "start":
                 result = await adapter.start(ctx)
             else:
-                state = states.pop(req.handle) if req.handle in states else req.state
                 if req.op == "add_input":  # the paused run's new state, kept here as a suspended leg's is
                     assert req.text is not None, "add_input without text"
-                    added = await adapter.add_input(state, req.text, ctx)
+                    # the paused state stays until the input is added: a failed add_input resumes from it
+                    added = await adapter.add_input(states.get(req.handle or "", req.state), req.text, ctx)
+                    states.pop(req.handle or "", None)
                     handle = uuid.uuid4().hex
                     states[handle] = added
                     value, is_json = _json_or_none(added)
                     replies.write(Reply(ok=True, handle=handle, state=value, state_is_json=is_json,
                                         pid=os.getpid()).model_dump_json() + "\n")
                     continue
+                state = states.pop(req.handle) if req.handle in states else req.state
                 if req.op == "continue":
                     result = await adapter.continue_run(state, ctx)
                 else:

@@ -134,3 +134,15 @@ def test_input_added_while_paused_reaches_the_adapter_in_its_worker(worker_run, 
     assert [normalised(r) for r in results] == [normalised(r) for r in local]
     seen = [next(c for c in r.checks if c.name == "midrun_input_seen") for r in results]
     assert all(c.passed for c in seen), [c.reason for c in seen]
+
+
+def test_a_failed_add_input_in_a_worker_leaves_the_paused_state_to_resume(worker_run):
+    """vanilla's paused state lives in its worker's memory only (a handle): an add_input that raises must not take
+    it with it, or the resume finds nothing and fails for the harness's reason, not the framework's."""
+    from tests.zoo import InputFails
+
+    (result,), _ = worker_run("tests.zoo:InputFails", InputFails.info, items=["int-19"], profile="careful",
+                              arena=INTERRUPTIONS)
+    checks = {c.name: c for c in result.checks}
+    assert result.error is None and checks["completed"].passed, checks["completed"].reason
+    assert not checks["midrun_input_seen"].passed and "no input while paused here" in checks["midrun_input_seen"].reason
