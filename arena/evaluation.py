@@ -641,8 +641,8 @@ def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
     """What a cell is expected to cost, for balancing shards and jobs: its items, three times over when every
     leg starts a process, twice over when every item does (an adapter in an environment of its own, or one whose
     framework keeps process-wide state, `concurrent = False`: google_adk, llama_index, DBOS)."""
-    per_item = not spec.restart_between_legs and (_isolated(target) or not _concurrent(target))
-    return len(spec.items) * (3 if spec.restart_between_legs else 1) * (2 if (per_item or _isolated(target)) else 1)
+    twice = _isolated(target) or (not spec.restart_between_legs and not _concurrent(target))
+    return len(spec.items) * (3 if spec.restart_between_legs else 1) * (2 if twice else 1)
 
 
 def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas: Sequence[str] = (), *,
