@@ -5,15 +5,22 @@ A fixture (items.json) becomes a `.docx` whose paragraphs hold plain runs, track
 replies and resolved state live where Word keeps them (`commentsExtended.xml`: `w15:paraIdParent`,
 `w15:done`). Track changes is on (`w:trackRevisions` in settings.xml). Every edit opens the saved
 file, changes it and saves it again, so the document on disk is the state; `snapshot` reads it back
-for the checks, which never look at a run's words.
+for the checks, which never look at a run's words. "Opens" reads the file's bytes every time; they are
+parsed again only when they are not the bytes this process last read or saved there (`_load`): parsing
+was most of a tool call's cost, and most calls open what the call before saved.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import itertools
 import json
 import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +44,63 @@ PartFactory.part_type_for.setdefault(EX_CONTENT_TYPE, XmlPart)
 
 class DocumentError(ValueError):
     """A tool call that does not fit the document (an unknown change, comment or paragraph): its result."""
+
+
+# -- opening and saving -------------------------------------------------------------------------------------
+
+OPEN_MAX = 32  # parsed documents kept (an item's is forgotten when its backend closes)
+_open: OrderedDict[str, tuple[bytes, Any]] = OrderedDict()  # path -> (the file's bytes, parsed from or saved as them)
+_open_lock = threading.RLock()  # one edit of a document at a time (it is one object for every caller here)
+
+
+def _load(path: Path) -> Any:
+    """The document at `path`, as its bytes on disk say now: the parse kept from the last load or save if the file
+    still holds exactly those bytes, else a new one."""
+    data = Path(path).read_bytes()
+    key = str(path)
+    held = _open.get(key)
+    if held is not None and held[0] == data:
+        _open.move_to_end(key)
+        return held[1]
+    document = docx.Document(io.BytesIO(data))
+    _keep(key, data, document)
+    return document
+
+
+def _keep(key: str, data: bytes, document: Any) -> None:
+    _open[key] = (data, document)
+    _open.move_to_end(key)
+    while len(_open) > OPEN_MAX:
+        _open.popitem(last=False)
+
+
+@contextlib.contextmanager
+def _reading(path: Path) -> Iterator[Any]:
+    with _open_lock:
+        yield _load(path)
+
+
+@contextlib.contextmanager
+def _editing(path: Path) -> Iterator[Any]:
+    """The document to change; saved to `path` when the block ends, forgotten (parsed again next time) if it raises."""
+    with _open_lock:
+        document = _load(path)
+        try:
+            yield document
+            out = io.BytesIO()
+            document.save(out)
+            data = out.getvalue()
+            Path(path).write_bytes(data)
+        except BaseException:
+            _open.pop(str(path), None)  # it may be half changed, or not saved: the file is the state
+            raise
+        _keep(str(path), data, document)
+
+
+def forget(path: Path) -> None:
+    """Drop the parse kept for `path` (its item is over)."""
+    with _open_lock:
+        _open.pop(str(path), None)
 
 
 # -- building from a fixture --------------------------------------------------------------------------
@@ -194,41 +258,40 @@ def _unwrap(element: Any) -> None:
 
 
 def accept_change(path: Path, change_id: Any) -> str:
-    document = docx.Document(str(path))
-    element = _tracked(document, change_id)
-    kind = "insertion" if element.tag == qn("w:ins") else "deletion"
-    if kind == "insertion":
-        _unwrap(element)
-    else:
-        element.getparent().remove(element)
-    document.save(str(path))
+    with _editing(path) as document:
+        element = _tracked(document, change_id)
+        kind = "insertion" if element.tag == qn("w:ins") else "deletion"
+        if kind == "insertion":
+            _unwrap(element)
+        else:
+            element.getparent().remove(element)
     return f"ok: {kind} {change_id} accepted into the text"
 
 
 def reject_change(path: Path, change_id: Any) -> str:
-    document = docx.Document(str(path))
-    element = _tracked(document, change_id)
-    kind = "insertion" if element.tag == qn("w:ins") else "deletion"
-    if kind == "insertion":
-        element.getparent().remove(element)
-    else:
-        _unwrap(element)
-    document.save(str(path))
+    with _editing(path) as document:
+        element = _tracked(document, change_id)
+        kind = "insertion" if element.tag == qn("w:ins") else "deletion"
+        if kind == "insertion":
+            element.getparent().remove(element)
+        else:
+            _unwrap(element)
     return f"ok: {kind} {change_id} taken out of the tracked changes, the original text stays"
 
 
 def propose_edit(path: Path, paragraph: int, find: str, replace: str) -> str:
     """A suggestion, not a direct change: `find` becomes a tracked deletion and `replace` a tracked insertion."""
-    document = docx.Document(str(path))
-    try:
-        target = document.paragraphs[int(paragraph)]
-    except (IndexError, ValueError, TypeError):
-        raise DocumentError(f"no paragraph {paragraph}") from None
-    for r in target._p.findall(qn("w:r")):  # plain runs only: text inside a tracked change is not the document's yet
-        t = r.find(qn("w:t"))
-        if t is None or not find or find not in (t.text or ""):
-            continue
-        before, _, after = t.text.partition(find)
+    with _editing(path) as document:
+        try:
+            target = document.paragraphs[int(paragraph)]
+        except (IndexError, ValueError, TypeError):
+            raise DocumentError(f"no paragraph {paragraph}") from None
+        # plain runs only: text inside a tracked change is not the document's yet
+        r = next((r for r in target._p.findall(qn("w:r"))
+                  if find and r.find(qn("w:t")) is not None and find in (r.find(qn("w:t")).text or "")), None)
+        if r is None:
+            raise DocumentError(f"{find!r} is not in paragraph {paragraph}'s text")
+        before, _, after = r.find(qn("w:t")).text.partition(find)
         next_id = 1 + max((int(e.get(qn("w:id"))) for tag in ("w:ins", "w:del")
                            for e in document.element.body.iter(qn(tag))), default=0)
         pieces = []
@@ -245,25 +308,21 @@ def propose_edit(path: Path, paragraph: int, find: str, replace: str) -> str:
                 _wrap_tracked(piece, kind, next_id, AGENT)
                 next_id += 1
         r.getparent().remove(r)
-        document.save(str(path))
-        return f"ok: suggested in paragraph {paragraph}: {find!r} -> {replace!r} (tracked)"
-    raise DocumentError(f"{find!r} is not in paragraph {paragraph}'s text")
+    return f"ok: suggested in paragraph {paragraph}: {find!r} -> {replace!r} (tracked)"
 
 
 def reply_comment(path: Path, comment_id: Any, text: str) -> str:
-    document = docx.Document(str(path))
-    parent = _comment(document, comment_id)
-    reply = _add_reply(document, parent, AGENT, text)
-    document.save(str(path))
+    with _editing(path) as document:
+        parent = _comment(document, comment_id)
+        reply = _add_reply(document, parent, AGENT, text)
     return f"ok: replied to comment {comment_id} (reply {reply.comment_id})"
 
 
 def resolve_comment(path: Path, comment_id: Any) -> str:
-    document = docx.Document(str(path))
-    comment = _comment(document, comment_id)
-    ex, _ = _extended(document, comment)
-    ex.set(f"{{{W15}}}done", "1")
-    document.save(str(path))
+    with _editing(path) as document:
+        comment = _comment(document, comment_id)
+        ex, _ = _extended(document, comment)
+        ex.set(f"{{{W15}}}done", "1")
     return f"ok: comment {comment_id} resolved"
 
 
@@ -292,23 +351,27 @@ def _segments(paragraph: Any) -> list[list[str]]:
 
 def paragraph_changes(path: Path) -> list[list[str]]:
     """The ids of the tracked changes in each paragraph."""
-    document = docx.Document(str(path))
-    return [[e.get(qn("w:id")) for e in p._p.iter(qn("w:ins"), qn("w:del"))] for p in document.paragraphs]
+    with _reading(path) as document:
+        return [[e.get(qn("w:id")) for e in p._p.iter(qn("w:ins"), qn("w:del"))] for p in document.paragraphs]
 
 
 def read_paragraph(path: Path, index: int) -> str:
-    document = docx.Document(str(path))
-    try:
-        paragraph = document.paragraphs[index]
-    except IndexError:
-        raise DocumentError(f"no paragraph {index}") from None
-    marks = {"t": "{}", "ins": "[+{}+]", "del": "[-{}-]"}
-    return "".join(marks[kind].format(text) for kind, text, *_ in _segments(paragraph))
+    with _reading(path) as document:
+        try:
+            paragraph = document.paragraphs[index]
+        except IndexError:
+            raise DocumentError(f"no paragraph {index}") from None
+        marks = {"t": "{}", "ins": "[+{}+]", "del": "[-{}-]"}
+        return "".join(marks[kind].format(text) for kind, text, *_ in _segments(paragraph))
 
 
 def snapshot(path: Path) -> dict[str, Any]:
     """What the document says, as data: paragraphs as segments, tracked changes, comment threads, settings."""
-    document = docx.Document(str(path))
+    with _reading(path) as document:
+        return _snapshot(document)
+
+
+def _snapshot(document: Any) -> dict[str, Any]:
     changes = [{"id": e.get(qn("w:id")), "kind": "insertion" if e.tag == qn("w:ins") else "deletion",
                 "author": e.get(qn("w:author")),
                 "text": "".join(t.text or "" for t in e.iter(qn("w:t"), qn("w:delText")))}

@@ -48,7 +48,8 @@ DOC_NAME = "review.docx"
 
 
 class DocumentBackend:
-    """An item's own document, created fresh from its fixture; every tool call opens, edits and saves it."""
+    """An item's own document, created fresh from its fixture; every tool call opens, edits and saves it (a call
+    that opens what the previous one saved uses its parse: `document._load`)."""
 
     def __init__(self, item: EvalItem, folder: Path) -> None:
         self.path = document.build(FIXTURES[item.metadata["fixture"]], folder / DOC_NAME)
@@ -86,4 +87,4 @@ class DocumentBackend:
         return {"document": document.snapshot(self.path)}
 
     def close(self) -> None:
-        pass
+        document.forget(self.path)

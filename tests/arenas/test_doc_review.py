@@ -67,6 +67,45 @@ def test_each_edit_does_what_word_would(tmp_path):
         document.accept_change(path, "1")  # already accepted: no such change any more
 
 
+def _parsed_afresh(path):
+    return document._snapshot(docx.Document(str(path)))
+
+
+def test_the_file_on_disk_is_the_state_after_every_edit_whatever_parse_is_kept(tmp_path):
+    """Edits reuse the parse of what the previous call saved; the file still says the same after each one."""
+    path = document.build(FIXTURES["contract"], tmp_path / "c.docx")
+    for edit in (lambda: document.accept_change(path, "1"), lambda: document.propose_edit(path, 1, "colour", "color"),
+                 lambda: document.reply_comment(path, "0", "Yes."), lambda: document.resolve_comment(path, "0")):
+        assert edit().startswith("ok:")
+        assert document.snapshot(path) == _parsed_afresh(path)
+
+
+def test_a_document_changed_on_disk_by_anything_else_is_read_again(tmp_path):
+    path = document.build(FIXTURES["contract"], tmp_path / "c.docx")
+    assert document.accept_change(path, "1").startswith("ok:")  # its parse is kept
+    other = docx.Document(str(path))
+    other.add_paragraph("Added by another program.")
+    other.save(str(path))
+    assert document.snapshot(path)["paragraphs"][-1] == [["t", "Added by another program."]]
+    assert document.accept_change(path, "2").startswith("ok:")
+    assert _parsed_afresh(path)["paragraphs"][-1] == [["t", "Added by another program."]]
+
+
+def test_an_edit_that_fails_half_way_leaves_the_document_as_the_file_says(tmp_path, monkeypatch):
+    """A kept parse an edit changed before it raised is dropped: the next call reads the unchanged file."""
+    path = document.build(FIXTURES["contract"], tmp_path / "c.docx")
+    before = document.snapshot(path)
+
+    def half_then_fail(element):
+        element.getparent().remove(element)  # changed in memory...
+        raise document.DocumentError("failed half way")  # ...and never saved
+
+    monkeypatch.setattr(document, "_unwrap", half_then_fail)
+    with pytest.raises(document.DocumentError):
+        document.accept_change(path, "1")  # an insertion: unwrapped
+    assert document.snapshot(path) == before == _parsed_afresh(path)
+
+
 def test_every_gold_document_is_a_real_docx_that_differs_from_the_fixture(tmp_path):
     for item in SPEC.items:
         gold = gold_snapshot(item)
