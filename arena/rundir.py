@@ -67,6 +67,7 @@ class RunDir:
                      "pid_start": procs.start_time(os.getpid())}
         self._late_lock = threading.Lock()
         self.last_late = 0.0  # time.monotonic() of the last late event (what the run's last quiet period waits on)
+        self._written: dict[tuple[str, int], ItemResult] = {}  # the result whose trace is on disk, per item and epoch
         self.path = self._create(root, "-".join(safe_part(p) for p in (arena, adapter, model)))
         _OPEN.add(self)
 
@@ -113,6 +114,7 @@ class RunDir:
         run.meta.pop("interrupted_by", None)
         run._late_lock = threading.Lock()
         run.last_late = 0.0
+        run._written = {(r.item_id, r.epoch): r for r in done}
         run._write_meta()
         _OPEN.add(run)
         return run, done
@@ -130,6 +132,7 @@ class RunDir:
 
     def add(self, result: ItemResult) -> None:
         self._write_trace(result)
+        self._written[(result.item_id, result.epoch)] = result
         with (self.path / "results.jsonl").open("a") as f:
             f.write(redact(result.model_dump_json(exclude={"trace"})) + "\n")
 
@@ -141,10 +144,12 @@ class RunDir:
             self.last_late = time.monotonic()
 
     def finish(self, summary: RunSummary, results: list[ItemResult] | None = None) -> None:
-        """Mark the run complete; results rescored after late events replace what was written for them."""
+        """Mark the run complete; results rescored after late events replace what was written for them (a result
+        is rescored into a new object: the trace of the very result `add` wrote is not written again)."""
         if results is not None:
             for result in results:
-                self._write_trace(result)
+                if self._written.get((result.item_id, result.epoch)) is not result:
+                    self._write_trace(result)
             tmp = self.path / "results.jsonl.tmp"
             tmp.write_text(redact("".join(r.model_dump_json(exclude={"trace"}) + "\n" for r in results)))
             tmp.replace(self.path / "results.jsonl")

@@ -228,6 +228,30 @@ def test_a_run_directory_appears_whole_and_a_half_made_one_is_no_run(tmp_path, m
     assert sorted(p.name for p in tmp_path.iterdir()) == [staged.name, "20260101-000000-a-b-c-aaaa"]
 
 
+def test_finishing_a_run_writes_again_only_the_traces_of_results_rescored_after_late_events(tmp_path):
+    """Each trace is written as its item ends; at the end only a rescored result's (a new object) replaces it."""
+    from arena.results import ItemResult, RunSummary
+    from arena.types import TraceEvent
+
+    run = RunDir(tmp_path, "a", "b", "c", {})
+    kept, rescored = (ItemResult(item_id=i, status="passed", trace=[TraceEvent(seq=0, leg=0, type="final", text="done")])
+                      for i in ("one", "two"))
+    run.add(kept)
+    run.add(rescored)
+    traces = run.path / "traces"
+    written = {p.name: p.stat().st_ino for p in traces.iterdir()}  # a trace is replaced by a rename: a new inode
+    late = TraceEvent(seq=1, leg=0, type="tool_call", tool="book_room", result="ERROR: item sealed", late=True)
+    rescored_now = rescored.model_copy(update={"trace": [*rescored.trace, late], "status": "failed"})
+    summary = RunSummary.tally([kept, rescored_now], arena="a", adapter="b", framework="f", framework_version=None,
+                               pause_mechanism="m", pause_kind="native", model="c")
+    run.finish(summary, [kept, rescored_now])
+    assert (traces / "one.jsonl").stat().st_ino == written["one.jsonl"]
+    assert (traces / "two.jsonl").stat().st_ino != written["two.jsonl"]
+    assert [json.loads(line)["type"] for line in (traces / "two.jsonl").read_text().splitlines()] == ["final", "tool_call"]
+    assert [json.loads(line)["status"] for line in (run.path / "results.jsonl").read_text().splitlines()] == \
+        ["passed", "failed"]
+
+
 def test_items_that_could_not_be_measured_exit_3(tmp_path):
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-not-used"}
     r = arena("run", "human_in_the_loop", "-a", "vanilla", "--item", "hitl-01", "--model", "openai/gpt-x",
