@@ -148,6 +148,9 @@ def bench_concurrency() -> None:
     cases = (("in-process items", "human_in_the_loop", "vanilla", 16),  # 192 items: the 12, sixteen times
              ("forked workers (a process per leg)", "durable_state", "vanilla_durable", 16))
     for label, arena_name, adapter, epochs in cases:
+        # untimed, as main()'s first item is for the in-process case: what the first run pays once (for forked workers,
+        # starting the adapter's fork server, which imports its framework) is not a cost of having items in flight
+        evaluate(arena_name, [adapter], model="scripted", items=[catalog.load_arena(arena_name).items[0].id])
         with slow_model(delay_s), PeakPss() as memory:
             wall, runs = timed_items(arena_name, [adapter], model="scripted", epochs=epochs, concurrency=concurrency)
         results = all_results(runs)
