@@ -406,6 +406,33 @@ class _ADKBase(ABC):
         "fastapi",
         "opentelemetry.propagate",
     )
+    # the pydantic models LiteLLM and google-genai build at a worker's first call (they defer it): built once in the
+    # fork server instead (arena/worker/forkserver.py, complete_models)
+    complete = (
+        "litellm.types.router.GenericLiteLLMParams",
+        "litellm.types.router.LiteLLM_Params",
+        "litellm.types.services.ServiceLoggerPayload",
+        "litellm.types.utils.ChatCompletionMessageToolCall",
+        "litellm.types.utils.Choices",
+        "litellm.types.utils.Function",
+        "litellm.types.utils.Message",
+        "litellm.types.utils.ModelResponse",
+        "litellm.types.utils.Usage",
+        "litellm.responses.litellm_completion_transformation.tool_search._SessionMessageFields",
+        "litellm.responses.litellm_completion_transformation.tool_search._ToolCallFields",
+        "litellm.responses.litellm_completion_transformation.tool_search._ToolCallFunctionFields",
+        "google.genai.types.AudioTranscriptionConfig",
+        "google.genai.types.Content",
+        "google.genai.types.FunctionCall",
+        "google.genai.types.FunctionDeclaration",
+        "google.genai.types.FunctionResponse",
+        "google.genai.types.GenerateContentConfig",
+        "google.genai.types.GenerateContentResponseUsageMetadata",
+        "google.genai.types.LiveConnectConfig",
+        "google.genai.types.Part",
+        "google.genai.types.Tool",
+        "google.genai.types.UserContent",
+    )
 
     info: AdapterInfo
     # Resumable App: the configuration in which ADK itself stops at a long-running call even when a

@@ -1,6 +1,7 @@
-"""An adapter whose fork server must skip a preload module it cannot import and run its `warm()` once, and
-whose forked workers must use their own item's temporary folder although the server asked for its own first
-(as crewai does at import), and start no subprocess the server could have run once for all of them."""
+"""An adapter whose fork server must skip a preload module it cannot import, run its `warm()` once and build the
+deferred pydantic model it names in `complete` (skipping the names it cannot find), and whose forked workers must
+use their own item's temporary folder although the server asked for its own first (as crewai does at import),
+and start no subprocess the server could have run once for all of them."""
 
 from __future__ import annotations
 
@@ -8,13 +9,23 @@ import os
 import subprocess
 import tempfile
 
+from pydantic import BaseModel, ConfigDict
+
 from arena_builtins.adapters.vanilla import VanillaAdapter
 
 WARMED: dict[str, object] = {}
 
 
+class Deferred(BaseModel):
+    """A model whose schema its library leaves to its first use (as the openai SDK, LiteLLM and google-genai do)."""
+
+    model_config = ConfigDict(defer_build=True)
+    text: str
+
+
 class WarmedInServer(VanillaAdapter):
     preload = ("tests.forkwarm", "arena_no_such_module_for_tests")
+    complete = ("arena_no_such_module_for_tests.Model", "tests.forkwarm.NoSuchModel", "tests.forkwarm.Deferred")
 
     @staticmethod
     def warm() -> None:
@@ -24,6 +35,8 @@ class WarmedInServer(VanillaAdapter):
     async def start(self, ctx):  # type: ignore[no-untyped-def]
         if WARMED.get("pid") in (None, os.getpid()):
             raise RuntimeError(f"not warmed in the fork server: {WARMED}")
+        if not Deferred.__pydantic_complete__:
+            raise RuntimeError("a deferred model left for every worker to build (not completed in the fork server)")
         if tempfile.gettempdir() != os.environ["TMPDIR"]:
             raise RuntimeError(f"the server's temporary folder, not the item's: {tempfile.gettempdir()}")
         from arena.worker import deathsig

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,7 @@ def serve(path: str, target: str) -> None:
         pass
     if callable(getattr(cls, "warm", None)):
         cls.warm()
+    complete_models(getattr(cls, "complete", ()))
     threads = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -145,6 +147,26 @@ def serve(path: str, target: str) -> None:
             os.close(fd)
         children[pid] = conn
         conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
+
+
+def complete_models(names: Sequence[str]) -> list[str]:
+    """Build the schemas of these pydantic models (`module.Class`), which their library defers to first use
+    (`defer_build`, or a forward reference): every forked worker would otherwise build them again at its first
+    call. A name not in this release, or a model that cannot be completed yet, is left to the worker. Returns the
+    names completed."""
+    import importlib
+
+    done = []
+    for name in names:
+        module, _, attr = name.rpartition(".")
+        try:
+            model = getattr(importlib.import_module(module), attr)
+            # depth 0: names resolve in the model's own module and where it was defined, not in this function
+            if model.model_rebuild(raise_errors=False, _parent_namespace_depth=0) is not False:
+                done.append(name)
+        except Exception:  # noqa: BLE001 - another release: the worker completes what it uses itself
+            continue
+    return done
 
 
 def _wait_readable(streams: list[Any]) -> list[Any]:

@@ -126,6 +126,19 @@ def test_scripted_model_reads_through_adks_result_envelope():
 # --- info ---------------------------------------------------------------------------------------------
 
 
+def test_the_models_its_fork_server_completes_are_pydantic_models_of_the_installed_release():
+    """Each name in `complete` (what a forked worker would build at its first call) names a model of this release:
+    a renamed one would make the list silently useless (the fork server skips what it cannot find)."""
+    import importlib
+
+    from pydantic import BaseModel
+
+    for name in GoogleADKAdapter.complete:
+        module, _, attr = name.rpartition(".")
+        model = getattr(importlib.import_module(module), attr)
+        assert issubclass(model, BaseModel), name
+
+
 def test_confirm_declares_the_fixed_rejection_result():
     # deny_reason is False (test_conformance.py): a rejected confirmation carries no reason
     assert str(REJECTED_RESULT) in GoogleADKConfirmAdapter.info.carries("ask").notes

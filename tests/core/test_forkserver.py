@@ -94,6 +94,15 @@ def test_a_fork_server_skips_a_missing_preload_module_and_warms_once_for_its_chi
     assert "not warmed in the fork server" in (cold.error or "")
 
 
+def test_complete_models_builds_the_deferred_models_it_finds_and_skips_the_rest():
+    from arena.worker.forkserver import complete_models
+    from tests.forkwarm import Deferred
+
+    names = ["arena_no_such_module_for_tests.Model", "tests.forkwarm.NoSuchModel", "tests.forkwarm.Deferred"]
+    assert complete_models(names) == ["tests.forkwarm.Deferred"]
+    assert Deferred.__pydantic_complete__
+
+
 def test_an_adapter_with_process_wide_state_runs_its_items_at_once_each_in_a_forked_worker(tmp_path):
     """`concurrent = False` (a framework with state bound to one event loop per process): in the harness's process
     its items would run one at a time; forked, each item has a process of its own, and they run at once."""
