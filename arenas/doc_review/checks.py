@@ -66,11 +66,14 @@ def gold_snapshot(item: EvalItem) -> dict[str, Any]:
 def _build_gold(item: EvalItem) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix=f"arena-gold-{item.id}-") as folder:
         backend = DocumentBackend(item, Path(folder))
-        for tool, args in gold_calls(item):
-            result = backend.call(tool, args)
-            if not result.startswith("ok:"):
-                raise ValueError(f"{item.id}: the gold call {tool}{args} does not apply: {result}")
-        return document.snapshot(backend.path)
+        try:
+            for tool, args in gold_calls(item):
+                result = backend.call(tool, args)
+                if not result.startswith("ok:"):
+                    raise ValueError(f"{item.id}: the gold call {tool}{args} does not apply: {result}")
+            return document.snapshot(backend.path)
+        finally:
+            backend.close()  # its kept parse goes with the temporary folder
 
 
 def _final_document(s: Scoring) -> dict[str, Any] | None:
