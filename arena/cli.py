@@ -461,7 +461,8 @@ def matrix_cmd(
             "run only shard K of N of the matrix's cells (a deterministic partition balanced by cost, for a "
             "scheduler's job array); merge the shards' run directories with --runs"))] = None,
     jobs: Annotated[int, typer.Option(
-        "--jobs", help="run the matrix as this many processes of this machine at a time (a process per framework, costliest first)",
+        "--jobs", help=("run the matrix as this many processes of this machine at a time (a process per framework, costliest "
+                         "first; one process keeps less than a core busy: one more than the cores keeps them busy)"),
         min=1, max=16)] = 1,
     stream: Annotated[bool, typer.Option("--stream", help=(
         "also run every cell of each adapter that streams (its installed release) streamed, as a row of its own"))] = False,

@@ -1,7 +1,8 @@
 """A matrix run as several processes of this machine (`arena matrix --jobs N`), reported as one.
 
 Most of a cell's time is waiting (the model, the watched pause, a fork server starting) and what is work
-runs under one interpreter lock, so one process uses about one core. Here N processes run at a time, each
+runs under one interpreter lock, so one process keeps less than one core busy (about 0.8 on the matrix: one
+more process than cores keeps them busy, bench/README.md). Here N processes run at a time, each
 taking every cell of one framework (an adapter and its releases: its framework imported and its fork server
 started once); the frameworks wait in one queue, costliest first by their cells' expected cost
 (`cell_cost`), and a slot that ends starts the next. A queue, not N groups split up front: the expected costs

@@ -20,7 +20,7 @@ from arena.report.render_md import adapters_table, legend, matrix_table, md_link
 from arena.results import ItemResult
 from arena.streaming import is_streamed, plain_label, why_not_streamed
 
-DEFAULT_COMMAND = "arena matrix --versions --stream --store postgres --store redis --jobs 2 --out reports --findings findings.md"
+DEFAULT_COMMAND = "arena matrix --versions --stream --store postgres --store redis --jobs 3 --out reports --findings findings.md"
 
 
 def declared_line(row: Row) -> str:

@@ -3,7 +3,7 @@
 - From the committed evidence (fast): when the run directories (reports/runs/) are in the checkout,
   every one findings.md cites among them, regenerating from them must give findings.md byte for byte.
 - From a fresh full run (slow: every arena × adapter × profile, the older releases of the default
-  version set and the streamed rows, about 21 minutes on two cores with the command's `--jobs 2`, once their environments are
+  version set and the streamed rows, about 15 minutes on two cores with the command's `--jobs 3`, once their environments are
   built): opt in with ARENA_FULL_MATRIX=1. It runs
   the command written at the top of findings.md in a scratch folder and compares the result with
   the committed file, ignoring only the run directories' timestamps and random suffixes.
@@ -53,7 +53,7 @@ def test_findings_is_what_its_evidence_gives():
     assert render_findings(compute_matrix(runs), doc_dir=REPO) == FINDINGS.read_text()
 
 
-@pytest.mark.skipif(os.environ.get("ARENA_FULL_MATRIX") != "1", reason="a full fresh matrix run takes about 24 minutes on 2 cores; "
+@pytest.mark.skipif(os.environ.get("ARENA_FULL_MATRIX") != "1", reason="a full fresh matrix run takes about 15 minutes on 2 cores; "
                     "set ARENA_FULL_MATRIX=1 to compare the committed findings.md with one")
 def test_findings_matches_a_fresh_full_run(tmp_path, store_servers):
     missing = [e.name for e in REGISTRY.values() if not e.available]
