@@ -253,7 +253,19 @@ class CrewAIAdapter:
         "crewai.tools",
         "crewai.events.event_listener",
         "crewai.utilities.pydantic_schema_utils",
+        # what a worker imported at its first leg (recorded in forked workers): CrewAI's hooks, LLM cache and skill
+        # tool modules, and rich's emoji and Unicode width tables its console formatter loads
+        "crewai.hooks.contexts",
+        "crewai.llms.cache",
+        "crewai.skills.tool",
+        "rich._emoji_codes",
+        "rich._unicode_data.unicode17-0-0",
     )
+
+    @staticmethod
+    def warm() -> None:
+        """Define the flow classes (`_crewai`) in the fork server: every worker forked per item defined them again."""
+        _crewai()
 
     info = AdapterInfo(
         name="crewai",

@@ -396,6 +396,8 @@ class _ADKBase(ABC):
         "litellm.integrations.prometheus_services",
         "litellm.llms.litellm_proxy.chat.transformation",
         "litellm.llms.github_copilot.authenticator",
+        "litellm.llms.github_copilot.github_host",
+        "litellm.llms.github_copilot.per_user_auth",
         "litellm.llms.openai.chat.gpt_audio_transformation",
         "litellm.llms.openai_like.dynamic_config",
         "litellm.proxy.openai_files_endpoints.common_utils",
