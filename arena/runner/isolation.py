@@ -69,7 +69,11 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
         recorder.on_late = (lambda event: on_late(item.id, event)) if epoch == 1 else \
             (lambda event: on_late(item.id, event, epoch=epoch))  # type: ignore[call-arg]
     state_dir = tempfile.mkdtemp(prefix=scratch.prefix(f"{item.id}-state")) if arena.backend is not None else None
-    backend = arena.backend(item, Path(state_dir)) if arena.backend is not None and state_dir else None
+    unready: str | None = None  # the arena's backend could not be built: the harness's failure, that item's only
+    try:
+        backend = arena.backend(item, Path(state_dir)) if arena.backend is not None and state_dir else None
+    except Exception as exc:  # noqa: BLE001 - reported as the item's infrastructure failure
+        backend, unready = None, f"the arena's tool backend for this item could not be built: {describe(exc)}"
     executor = ToolExecutor(arena.tools, arena.functions, recorder, backend)
     # the item's endpoint serves its arena's profiles, a sampled one bound to this run of the item
     channel = server.open_item(recorder, model, bind(arena.all_policies, Draw(item.id, epoch, seed)))
@@ -78,6 +82,10 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
 
     def target() -> None:
         with tempfile.TemporaryDirectory(prefix=scratch.prefix(item.id)) as workdir, ExitStack() as held:
+            if unready is not None:
+                recorder.record("error", text=unready)
+                outcome["infrastructure"] = unready
+                return
             try:
                 try:
                     own = held.enter_context(item_store(store, item.id, restart=bool(item.metadata.get(RESTART))))

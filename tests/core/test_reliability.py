@@ -580,3 +580,25 @@ def test_url_credentials_are_redacted_as_the_scheme_first_pattern_did():
         assert redact(text) == redact(plain.sub(lambda m: f"{m.group('scheme')}{MARK}@", text)), text
     assert redact("see https://user:pw@example.org/x") == f"see https://{MARK}@example.org/x"
     assert redact("9://user:pw@host") == "9://user:pw@host"  # no scheme: a scheme starts with a letter
+
+
+def test_an_item_whose_tool_backend_cannot_be_built_fails_alone_and_the_run_goes_on(tmp_path, monkeypatch):
+    """An arena's backend raising while it is built (doc_review's .docx) is that item's infrastructure failure: the
+    other items run, and the process lives (it once ended a matrix job, and every cell still queued on it)."""
+    from arena import evaluate
+    from arena_builtins.arenas.doc_review import document
+
+    real = document.build
+
+    def build(fixture, path):
+        if "-dr-01-state-" in path.parent.name:
+            raise AttributeError("'lxml.etree._Element' object has no attribute 'Relationship_lst'")
+        return real(fixture, path)
+
+    monkeypatch.setattr(document, "build", build)
+    (run,) = evaluate("doc_review", ["vanilla"], items=["dr-01", "dr-02"], out=tmp_path, concurrency=2)
+    first, second = sorted(run.results, key=lambda r: r.item_id)
+    assert first.status == "errored" and "tool backend for this item could not be built" in (first.error or ""), first
+    assert "Relationship_lst" in (first.error or "")
+    assert second.status == "passed", second
+    assert run.meta["status"] == "complete"
