@@ -235,6 +235,15 @@ class AgnoAdapter:
         "agno.run.agent",
         "openai",
         "sqlalchemy",
+        # imported at an agent's first run
+        "sqlite3",
+        "agno.team",
+        "agno.offload",
+        "agno.agent._hooks",
+        "agno.agent._response",
+        "agno.agent._telemetry",
+        "agno.utils.callables",
+        "agno.utils.names",
     )
 
     @staticmethod

@@ -101,6 +101,7 @@ def _crewai() -> Any:
     from crewai.events.event_listener import event_listener
     from crewai.flow import Flow, HumanFeedbackPending, HumanFeedbackResult, human_feedback, listen, or_, router, start
     from crewai.flow.flow import FlowState
+    from crewai.tools import BaseTool
     from pydantic import Field, PrivateAttr
 
     # CrewAI's console formatter prints agent, tool and flow panels to stdout whatever `verbose`
@@ -155,7 +156,16 @@ def _crewai() -> Any:
             self.state.pending = None
             return "continue_agent"
 
-    return {"Flow": ArenaApprovalFlow, "Pending": HumanFeedbackPending}
+    class HarnessTool(BaseTool):
+        """A tool spec's stand-in: what it does is set per instance (`_call`), so the class is defined once, not a
+        pydantic model class for every tool of every leg."""
+
+        _call: Any = PrivateAttr(default=None)
+
+        def _run(self, **kwargs: Any) -> str:
+            return self._call(kwargs)
+
+    return {"Flow": ArenaApprovalFlow, "Pending": HumanFeedbackPending, "Tool": HarnessTool}
 
 
 def _schema_model(spec: ToolSpec) -> Any:
@@ -165,21 +175,20 @@ def _schema_model(spec: ToolSpec) -> Any:
 
 
 def _build_tool(spec: ToolSpec, ctx: LegContext) -> Any:
-    from crewai.tools import BaseTool
-
     approval = spec.kind is ToolKind.approval
 
-    class HarnessTool(BaseTool):
-        def _run(self, **kwargs: Any) -> str:
-            if approval:  # intercepted: never executed by the harness; its call ends the agent's turn
-                return AWAITING
-            # No call_id: CrewAI runs a native tool call as `tool.run(**args)` (agent_executor.py
-            # _execute_single_native_tool_call), and neither the tool nor its hooks' ToolCallHookContext get the id.
-            return ctx.tools.call(spec.name, kwargs)
+    def call(kwargs: dict[str, Any]) -> str:
+        if approval:  # intercepted: never executed by the harness; its call ends the agent's turn
+            return AWAITING
+        # No call_id: CrewAI runs a native tool call as `tool.run(**args)` (agent_executor.py
+        # _execute_single_native_tool_call), and neither the tool nor its hooks' ToolCallHookContext get the id.
+        return ctx.tools.call(spec.name, kwargs)
 
-    return HarnessTool(
+    tool = _crewai()["Tool"](
         name=spec.name, description=spec.description, args_schema=_schema_model(spec), result_as_answer=approval
     )
+    tool._call = call
+    return tool
 
 
 class _Runtime:
@@ -260,6 +269,12 @@ class CrewAIAdapter:
         "crewai.skills.tool",
         "rich._emoji_codes",
         "rich._unicode_data.unicode17-0-0",
+    )
+    # the openai SDK's models of an answer's tool call, built at a worker's first answer (the SDK defers them),
+    # recorded in forked workers: built once in the fork server instead (arena/worker/forkserver.py, complete_models)
+    complete = (
+        "openai.types.chat.chat_completion_message_function_tool_call.ChatCompletionMessageFunctionToolCall",
+        "openai.types.chat.chat_completion_message_function_tool_call.Function",
     )
 
     @staticmethod

@@ -115,6 +115,9 @@ class LangGraphAdapter:
         "langchain_core.tracers.stdout",
         "langchain_core.tracers.run_collector",
         "langgraph.prebuilt",
+        # imported at a graph's first run
+        "langchain_core.tracers.context",
+        "langchain_core.messages.block_translators.langchain_v0",
     )
 
     info = AdapterInfo(

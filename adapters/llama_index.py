@@ -294,6 +294,22 @@ class LlamaIndexAdapter:
         "litellm.proxy.openai_files_endpoints.common_utils",
         "litellm.proxy.spend_tracking.savings",
     )
+    # the pydantic models LiteLLM builds at a worker's first call (it defers them), recorded in forked workers: built
+    # once in the fork server instead (arena/worker/forkserver.py, complete_models)
+    complete = (
+        "litellm.types.router.GenericLiteLLMParams",
+        "litellm.types.router.LiteLLM_Params",
+        "litellm.types.services.ServiceLoggerPayload",
+        "litellm.types.utils.ChatCompletionMessageToolCall",
+        "litellm.types.utils.Choices",
+        "litellm.types.utils.Function",
+        "litellm.types.utils.Message",
+        "litellm.types.utils.ModelResponse",
+        "litellm.types.utils.Usage",
+        "litellm.responses.litellm_completion_transformation.tool_search._SessionMessageFields",
+        "litellm.responses.litellm_completion_transformation.tool_search._ToolCallFields",
+        "litellm.responses.litellm_completion_transformation.tool_search._ToolCallFunctionFields",
+    )
 
     @staticmethod
     def warm() -> None:

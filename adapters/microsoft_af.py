@@ -166,7 +166,7 @@ class MicrosoftAFAdapter:
         "agent_framework._agents", "agent_framework._clients", "agent_framework._sessions", "agent_framework._tools",
         "agent_framework._compaction", "agent_framework._mcp",
         "agent_framework_openai", "agent_framework_openai._chat_completion_client",
-        "msgspec", "opentelemetry.propagate", "openai.types.audio",
+        "msgspec", "opentelemetry.propagate", "openai.types.audio", "agent_framework._harness._tool_approval",
     )
 
     info = AdapterInfo(

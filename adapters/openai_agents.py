@@ -115,6 +115,15 @@ class OpenAIAgentsAdapter:
     order = 30  # where it stands in `arena list` and the reports (lower first)
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = ("agents", "openai")
+    # the openai SDK's models the SDK's chat converter and usage build at a worker's first answer (the SDK defers them),
+    # recorded in forked workers: built once in the fork server instead (arena/worker/forkserver.py, complete_models)
+    complete = (
+        "openai.types.responses.response_function_tool_call.ResponseFunctionToolCall",
+        "openai.types.responses.response_output_message.ResponseOutputMessage",
+        "openai.types.responses.response_output_text.ResponseOutputText",
+        "openai.types.responses.response_usage.InputTokensDetails",
+        "openai.types.responses.response_usage.OutputTokensDetails",
+    )
 
     info = AdapterInfo(
         name="openai_agents",

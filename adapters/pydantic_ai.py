@@ -158,6 +158,13 @@ class PydanticAIAdapter:
         "openai",
         "genai_prices.data",
     )
+    # the answer models a worker builds at its first answer (deferred by their libraries), recorded in forked workers:
+    # built once in the fork server instead (arena/worker/forkserver.py, complete_models); each name is in some releases
+    complete = (
+        "openai.types.completion_usage.CompletionUsage",
+        "pydantic_ai.models.openai._ChatCompletion",
+        "pydantic_ai.models.openai._chat_completions.LenientChatCompletion",
+    )
 
     @staticmethod
     def warm() -> None:

@@ -203,7 +203,7 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
     requires = ("dbos",)  # installed besides pydantic-ai-slim
     concurrent = False  # DBOS is one process-global instance (its launch, system database and registry)
     # dbos itself is imported by `warm()`, through `_dbos()`, so that its switches are set before it is imported
-    preload = (*PydanticAIAdapter.preload, "sqlalchemy", "sqlalchemy.dialects.sqlite")
+    preload = (*PydanticAIAdapter.preload, "sqlalchemy", "sqlalchemy.dialects.sqlite", "sqlite3", "dbos._sys_db_sqlite")
 
     @staticmethod
     def warm() -> None:

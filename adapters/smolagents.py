@@ -151,8 +151,9 @@ def _final_text(output: Any) -> str:
 class _SmolagentsBase(ABC):
     """Builds the agent; subclasses decide what the approval tool does."""
 
-    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
-    preload = ("smolagents", "smolagents.utils")
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py); smolagents imports openai at its
+    # first model client, and its prompts and the console's colour style at its first agent
+    preload = ("smolagents", "smolagents.utils", "openai", "smolagents.prompts", "pygments.styles.gh_dark")
 
     def __init__(self) -> None:
         self._model: Any = None

@@ -175,6 +175,7 @@ class StrandsAdapter:
         "strands.session.file_session_manager",
         "strands.hooks",
         "strands.vended_plugins.context_injector",
+        "strands.agent._agent_delegation",  # imported at an agent's first run
         "openai",
     )
 

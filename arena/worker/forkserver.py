@@ -43,7 +43,8 @@ READY_TIMEOUT_S = 180.0
 WORKER_MODULES = ("arena.worker.__main__", "arena.worker.protocol", "arena.worker.deathsig", "ctypes.util",
                   "arena.tools.box", "arena.types",
                   "arena.streaming", "asyncio",
-                  "concurrent.futures.thread", "httpx", "httpcore")
+                  "concurrent.futures.thread", "httpx", "httpcore",
+                  "encodings.idna", "stringprep")  # the loopback host's name, encoded by the first request
 
 
 # -- the server process -------------------------------------------------------------------------------
