@@ -637,6 +637,14 @@ def _job_name(name: str, target: Target) -> str:
     return f"{target.__module__}:{target.__qualname__}"
 
 
+def _module_of(target: Target) -> str:
+    """The module an adapter is defined in: `--jobs` runs the adapters of one module in one job. A framework's
+    releases (whose cells across an upgrade need both) and its variants (google_adk_confirm, langgraph_per_call,
+    smolagents_emulated) share the framework's import in the job's process and, when they prepare a fork server
+    alike, the server (`arena.worker.forkserver.preparation`)."""
+    return target.target.split(":", 1)[0] if isinstance(target, AdapterEntry) else target.__module__
+
+
 def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
     """What a cell is expected to cost, for balancing shards and jobs: its items, three times over when every
     leg starts a process, twice over when every item does (an adapter in an environment of its own, or one whose
@@ -692,18 +700,16 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     if jobs > 1:
         from arena.jobs import run_jobs
 
-        from arena.versions import base_name
-
         costs: dict[str, float] = {}
-        upgrading = False
-        for spec, _profile, name, target, _streamed, _store, before in plan:
+        modules: dict[str, str] = {}
+        for spec, _profile, name, target, _streamed, _store, _before in plan:
             job_name = _job_name(name, target)
             costs[job_name] = costs.get(job_name, 0.0) + cell_cost(spec, name, target)
-            upgrading = upgrading or before is not None
+            modules[job_name] = _module_of(target)
         outcome = run_jobs(costs, list(dict.fromkeys(spec.name for spec, *_ in plan)), jobs=jobs,
                            out=out, timeout=timeout, concurrency=concurrency, reporter=reporter,
                            total=sum(len(spec.items) for spec, *_ in plan), stream=stream, store_kinds=store_kinds,
-                           family=base_name if upgrading else None)  # a framework's releases in one job
+                           family=modules.__getitem__)  # the adapters of one module in one job (`_module_of`)
         made = Evaluation(outcome.runs)
         made.failed, made.declined = outcome.failed, outcome.declined
         return made

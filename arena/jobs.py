@@ -3,8 +3,8 @@
 Most of a cell's time is waiting (the model, the watched pause, a fork server starting) and what is work
 runs under one interpreter lock, so one process keeps less than one core busy (about 0.8 on the matrix: one
 more process than cores keeps them busy, bench/README.md). Here N processes run at a time, each
-taking every cell of one framework (an adapter and its releases: its framework imported and its fork server
-started once); the frameworks wait in one queue, costliest first by their cells' expected cost
+taking every cell of one framework (the adapters of one module: an adapter, its variants and its releases; its
+framework imported and its fork servers started once); the frameworks wait in one queue, costliest first by their cells' expected cost
 (`cell_cost`), and a slot that ends starts the next. A queue, not N groups split up front: the expected costs
 are rough, and a split made before the run left one process running alone for the last third of the full
 matrix. The children's progress reaches the caller's reporter as if one process ran everything; the run
@@ -52,7 +52,8 @@ STDERR_TAIL = 1500  # characters of a failed job's stderr shown with its error
 
 def queue(costs: dict[str, float], family: Callable[[str], str] | None = None) -> list[list[str]]:
     """The jobs to run, costliest first (deterministic: equal costs by name): each one adapter, or with `family`
-    every adapter of one family (a framework's releases, whose cells across an upgrade need both), in plan order."""
+    every adapter of one family (the matrix's: the adapters of one module, a framework's variants and releases,
+    whose cells across an upgrade need both), in plan order."""
     kin = family or (lambda name: name)
     members: dict[str, list[str]] = {}
     summed: dict[str, float] = {}

@@ -58,3 +58,20 @@ class WarmedInServer(VanillaAdapter):
         if started:
             raise RuntimeError(f"a leg started subprocesses the server could have run once: {started}")
         return result
+
+
+class AlsoWarmedInServer(WarmedInServer):
+    """Another adapter of this module that prepares a fork server as WarmedInServer does: it shares that server (its
+    workers are warmed by the warm() the server ran, loaded as their own class)."""
+
+    info = WarmedInServer.info.model_copy(update={"name": "also_warmed_in_server"})
+
+    async def start(self, ctx):  # type: ignore[no-untyped-def]
+        await super().start(ctx)  # raises unless the server warmed this worker
+        raise RuntimeError("ran as AlsoWarmedInServer, warmed by its fork server")  # which class the worker ran
+
+
+class PreparedOtherwise(WarmedInServer):
+    """An adapter of this module whose server imports something else first: a server of its own."""
+
+    preload = ("tests.forkwarm",)

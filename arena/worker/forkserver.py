@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import gc
 import json
 import os
@@ -299,16 +300,36 @@ def _read_line(stream: Any, timeout: float) -> str:
     return out[0].decode(errors="replace") if out else ""
 
 
-_SERVERS: dict[tuple[str, str], ForkServer] = {}
+_SERVERS: dict[tuple[str, Any], ForkServer] = {}
 _LOCK = threading.Lock()
 
 
+@functools.cache
+def preparation(target: str) -> Any:
+    """What a fork server for `target` is: its module and what its class has the server do before it forks
+    (`preload`, `complete`, `warm`). Adapter classes of one module that prepare alike (google_adk and
+    google_adk_confirm, smolagents and smolagents_emulated, langgraph and langgraph_per_call) share a server, and its
+    start: a child loads its own class; the server only imports and builds. A class the harness cannot load here
+    has a server of its own."""
+    from arena.catalog import load_target
+
+    try:
+        cls = load_target(target)
+    except Exception:  # noqa: BLE001 - not loadable in the harness's environment: a server of its own
+        return target
+    warm = getattr(cls, "warm", None)
+    return (target.split(":", 1)[0], tuple(getattr(cls, "preload", ())), tuple(getattr(cls, "complete", ())),
+            f"{warm.__module__}.{warm.__qualname__}" if callable(warm) else None)
+
+
 def server_for(python: str, target: str, env: dict[str, str]) -> ForkServer:
-    """The fork server of this adapter in this environment, started on first use (shared by all items)."""
+    """The fork server of this adapter's kind (`preparation`) in this environment, started on first use (shared by
+    all its items)."""
+    key = (python, preparation(target))
     with _LOCK:
-        server = _SERVERS.get((python, target))
+        server = _SERVERS.get(key)
         if server is None:
-            server = _SERVERS[(python, target)] = ForkServer(python, target)
+            server = _SERVERS[key] = ForkServer(python, target)
     with server.lock:
         if server.proc is None and not server.unsafe:
             server.start(env)

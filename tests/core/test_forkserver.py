@@ -13,7 +13,7 @@ from arena.catalog import builtin_adapters
 from arena_builtins.adapters.vanilla import VanillaAdapter
 from arena.runner import run_items
 from arena.worker import procs
-from arena.worker.client import WorkerAdapter, start_mode
+from arena.worker.client import WorkerAdapter, start_mode, worker_env
 from tests.conftest import normalised
 
 HITL = catalog.load_arena("human_in_the_loop")
@@ -92,6 +92,25 @@ def test_a_fork_server_skips_a_missing_preload_module_and_warms_once_for_its_chi
     spawned = partial(WorkerAdapter, "tests.forkwarm:WarmedInServer", WarmedInServer.info, sys.executable, server)
     (cold,) = run_items(spawned, HITL, [HITL.item("hitl-01")], server=server, model="scripted", timeout_s=60)
     assert "not warmed in the fork server" in (cold.error or "")
+
+
+def test_adapters_of_one_module_that_prepare_a_server_alike_share_it_and_no_others_do(server):
+    from arena.worker.forkserver import preparation, server_for
+    from tests.forkwarm import AlsoWarmedInServer
+
+    assert preparation("tests.forkwarm:WarmedInServer") == preparation("tests.forkwarm:AlsoWarmedInServer")
+    assert preparation("tests.forkwarm:PreparedOtherwise") != preparation("tests.forkwarm:WarmedInServer")
+    assert preparation("arena_builtins.adapters.vanilla:VanillaAdapter") != preparation("tests.forkwarm:WarmedInServer")
+    adk = "arena_builtins.adapters.google_adk:"
+    assert preparation(adk + "GoogleADKAdapter") == preparation(adk + "GoogleADKConfirmAdapter")
+    assert preparation("tests.forkwarm:NoSuchAdapter") == "tests.forkwarm:NoSuchAdapter"  # not loadable: its own
+    env = worker_env()
+    one = server_for(sys.executable, "tests.forkwarm:WarmedInServer", env)
+    assert server_for(sys.executable, "tests.forkwarm:AlsoWarmedInServer", env) is one
+    assert server_for(sys.executable, "tests.forkwarm:PreparedOtherwise", env) is not one
+    # a worker of the shared server runs its own class, warmed by the server that was started for the other one
+    (result,), _ = _run(server, "tests.forkwarm:AlsoWarmedInServer", AlsoWarmedInServer.info, HITL, ["hitl-01"])
+    assert "ran as AlsoWarmedInServer, warmed by its fork server" in (result.error or ""), result.error
 
 
 def test_complete_models_builds_the_deferred_models_it_finds_and_skips_the_rest():

@@ -27,6 +27,18 @@ def test_the_jobs_wait_in_one_queue_costliest_first_a_framework_s_releases_toget
     assert queue(costs, kin) == [["langgraph", "langgraph@1.0.10"], ["crewai"], ["agno"], ["vanilla"]]  # plan order within
 
 
+def test_the_adapters_of_one_module_run_in_one_job(tmp_path: Path):
+    """smolagents and smolagents_emulated (one module): one job, its framework imported once; vanilla another."""
+    reporter = Count()
+    made = evaluate_matrix(["smolagents", "smolagents_emulated", "vanilla"], ["approval_gate"], out=tmp_path, jobs=2,
+                           reporter=reporter)
+    assert sorted({r.adapter for r in made}) == ["smolagents", "smolagents_emulated", "vanilla"] and not made.failed
+    said = [message for _level, message in reporter.said if "jobs at a time" in message]
+    assert said == ["2 jobs at a time over 2 frameworks, costliest first: smolagents, smolagents_emulated | vanilla"], \
+        reporter.said
+    assert len({r.meta["pid"] for r in made if r.adapter.startswith("smolagents")}) == 1  # one process ran both
+
+
 def test_a_slot_that_ends_takes_the_next_job_so_a_long_job_never_runs_alone_for_long(tmp_path: Path):
     """Three jobs, two at a time: the third starts when the first slot frees, whichever that is."""
     reporter = Count()
