@@ -148,6 +148,7 @@ from arena.types import (
     ToolKind,
     ToolSpec,
 )
+from arena_builtins.adapters._litellm import DEFERRED_MODELS
 
 DB_NAME = "adk-sessions.sqlite"
 PG_DRIVER = "asyncpg"  # DatabaseSessionService's async PostgreSQL driver (its _ASYNC_DRIVER_BY_BACKEND)
@@ -411,18 +412,7 @@ class _ADKBase(ABC):
     # the pydantic models LiteLLM and google-genai build at a worker's first call (they defer it): built once in the
     # fork server instead (arena/worker/forkserver.py, complete_models)
     complete = (
-        "litellm.types.router.GenericLiteLLMParams",
-        "litellm.types.router.LiteLLM_Params",
-        "litellm.types.services.ServiceLoggerPayload",
-        "litellm.types.utils.ChatCompletionMessageToolCall",
-        "litellm.types.utils.Choices",
-        "litellm.types.utils.Function",
-        "litellm.types.utils.Message",
-        "litellm.types.utils.ModelResponse",
-        "litellm.types.utils.Usage",
-        "litellm.responses.litellm_completion_transformation.tool_search._SessionMessageFields",
-        "litellm.responses.litellm_completion_transformation.tool_search._ToolCallFields",
-        "litellm.responses.litellm_completion_transformation.tool_search._ToolCallFunctionFields",
+        *DEFERRED_MODELS,
         "google.genai.types.AudioTranscriptionConfig",
         "google.genai.types.Content",
         "google.genai.types.FunctionCall",

@@ -135,6 +135,7 @@ from arena.for_adapters import (
     ToolSpec,
     bodypause,
 )
+from arena_builtins.adapters._litellm import DEFERRED_MODELS
 
 CONTEXT_PREFIX = "llama_index_context"  # one file per pause: <prefix>-<id>.json
 AGENT_NAME = "arena"
@@ -294,22 +295,8 @@ class LlamaIndexAdapter:
         "litellm.proxy.openai_files_endpoints.common_utils",
         "litellm.proxy.spend_tracking.savings",
     )
-    # the pydantic models LiteLLM builds at a worker's first call (it defers them), recorded in forked workers: built
-    # once in the fork server instead (arena/worker/forkserver.py, complete_models)
-    complete = (
-        "litellm.types.router.GenericLiteLLMParams",
-        "litellm.types.router.LiteLLM_Params",
-        "litellm.types.services.ServiceLoggerPayload",
-        "litellm.types.utils.ChatCompletionMessageToolCall",
-        "litellm.types.utils.Choices",
-        "litellm.types.utils.Function",
-        "litellm.types.utils.Message",
-        "litellm.types.utils.ModelResponse",
-        "litellm.types.utils.Usage",
-        "litellm.responses.litellm_completion_transformation.tool_search._SessionMessageFields",
-        "litellm.responses.litellm_completion_transformation.tool_search._ToolCallFields",
-        "litellm.responses.litellm_completion_transformation.tool_search._ToolCallFunctionFields",
-    )
+    # the pydantic models LiteLLM builds at a worker's first call (it defers them): built once in the fork server
+    complete = DEFERRED_MODELS
 
     @staticmethod
     def warm() -> None:
