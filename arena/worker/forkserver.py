@@ -1,4 +1,5 @@
-"""Fresh worker processes without the import cost: a fork server per adapter and environment.
+"""Fresh worker processes without the import cost: a fork server per adapter and environment (one for the
+adapter classes of a module that prepare it alike, `preparation`).
 
 A fork server is a process that imports an adapter's framework once (the adapter class's `preload`
 modules) and then, for every worker the harness asks for, forks a child that becomes an ordinary
