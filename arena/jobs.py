@@ -5,9 +5,9 @@ runs under one interpreter lock, so one process keeps less than one core busy (a
 more process than cores keeps them busy, bench/README.md). Here N processes run at a time, each
 taking every cell of one framework (the adapters of one module: an adapter, its variants and its releases; its
 framework imported and its fork servers started once); the frameworks wait in one queue, costliest first by
-their cells' expected cost (`cell_cost`), and a slot that ends starts the next. A queue, not N groups split up front: the expected costs
-are rough, and a split made before the run left one process running alone for the last third of the full
-matrix. The children's progress reaches the caller's reporter as if one process ran everything; the run
+their cells' expected cost (`cell_cost`), and a slot that ends starts the next. A queue, not N groups split up
+front: the expected costs are rough, and a split made before the run left one process running alone for the last
+third of the full matrix. The children's progress reaches the caller's reporter as if one process ran everything; the run
 directories are the same as an unsplit run's (each cell is independent of where it ran).
 """
 
