@@ -573,14 +573,15 @@ def matrix_job_cmd(request: str) -> None:
     """One process of `arena matrix --jobs N` (arena/jobs.py): its adapters' cells, progress as JSON lines."""
     import json
 
-    from arena.evaluation import evaluate_matrix
+    from arena.evaluation import run_job
     from arena.jobs import Lines
 
     job = json.loads(request)
     lines = Lines(int(job["fd"]))
-    made = evaluate_matrix(job["adapters"], job["arenas"], out=Path(job["out"]), timeout=job["timeout"],
-                           concurrency=job["concurrency"], reporter=lines, stream=bool(job.get("stream")),
-                           store_kinds=job.get("stores") or [])
+    made = run_job(job["adapters"], job["arenas"], out=Path(job["out"]), timeout=job["timeout"],
+                   concurrency=job["concurrency"], reporter=lines, stream=bool(job.get("stream")),
+                   store_kinds=job.get("stores") or [], claims=Path(job["claims"]) if job.get("claims") else None,
+                   from_end=bool(job.get("from_end")))
     lines.send(ev="done", runs=[str(r.path) for r in made], failed=made.failed, declined=made.declined)
 
 

@@ -670,12 +670,7 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
 
     With `stream` every cell of an adapter that streams is run a second time streamed (`matrix_plan`); with
     `store_kinds` (postgres, redis) the arenas measured on stores run again on each (their servers must answer)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from arena.server import HarnessServer
     from arena.shard import Shard, assign, write_manifest
-    from arena.versions import default_set
-    from arena.worker.envs import EnvError
 
     part = Shard.parse(shard) if shard is not None else None
     if jobs < 1:
@@ -684,6 +679,60 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
         raise UserError("--jobs splits the matrix over this machine's processes, --shard over machines: give one")
     reporter = reporter or Silent()
     out = Path(out)  # a str from a library caller too
+    plan = _planned(adapters, arenas, versions, stream, store_kinds, reporter)
+    writable_dir(out)
+    if jobs > 1:
+        from arena.jobs import run_jobs
+
+        costs: dict[str, float] = {}
+        modules: dict[str, str] = {}
+        cells: dict[str, list[str]] = {}
+        for cell in plan:
+            spec, _profile, name, target, _streamed, _store, _before = cell
+            job_name = _job_name(name, target)
+            costs[job_name] = costs.get(job_name, 0.0) + cell_cost(spec, name, target)
+            modules[job_name] = _module_of(target)
+            cells.setdefault(job_name, []).append(_cell_key(cell))
+        outcome = run_jobs(costs, list(dict.fromkeys(spec.name for spec, *_ in plan)), jobs=jobs,
+                           out=out, timeout=timeout, concurrency=concurrency, reporter=reporter,
+                           total=sum(len(spec.items) for spec, *_ in plan), stream=stream, store_kinds=store_kinds,
+                           family=modules.__getitem__,  # the adapters of one module in one job (`_module_of`)
+                           cells=cells)
+        made = Evaluation(outcome.runs)
+        made.failed, made.declined = outcome.failed, outcome.declined
+        return made
+    shards: dict[str, int] = {}
+    if part is not None:
+        shards = assign([(_cell_key(cell), cell_cost(cell[0], cell[2], cell[3])) for cell in plan], part.count)
+        plan = [c for c in plan if shards[_cell_key(c)] == part.index]
+        write_manifest(out, part, shards, "started")
+        reporter.say(f"shard {part}: {len(plan)} of {len(shards)} cells", "info")
+    done, declined, failed = _run_plan(plan, out, timeout, concurrency, reporter)
+    if part is not None:
+        write_manifest(out, part, shards, "finished", declined, failed)
+    return done
+
+
+def run_job(adapters: Sequence[str], arenas: Sequence[str], *, out: Path, timeout: float, concurrency: int | None,
+            reporter: Reporter, stream: bool, store_kinds: Sequence[StoreKind], claims: Path | None,
+            from_end: bool) -> Evaluation:
+    """One process of `arena matrix --jobs N` (arena/jobs.py): the cells of its adapters, in plan order or
+    `from_end`; with `claims`, only those this process claims first (`arena.jobs.Claims`)."""
+    from arena.jobs import Claims
+
+    plan = _planned(adapters, arenas, False, stream, store_kinds, reporter)
+    if from_end:
+        plan.reverse()
+    claim = Claims(claims).claim if claims is not None else None
+    return _run_plan(plan, out, timeout, concurrency, reporter, claim)[0]
+
+
+def _planned(adapters: Sequence[str | type[ResumableRunner]], arenas: Sequence[str], versions: bool, stream: bool,
+             store_kinds: Sequence[StoreKind], reporter: Reporter) -> list[Cell]:
+    """The matrix's cells (`matrix_plan`) of these adapters (with `versions`, also the default version set) and
+    arenas (default: each that loads; a broken plugin arena is left out, with one warning line)."""
+    from arena.versions import default_set
+
     for name in arenas:
         _arena(name)
     for kind in store_kinds:
@@ -694,41 +743,31 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
     selected = select_adapters(wanted, reporter)
     if not selected:
         raise UserError("no adapter is installed here; see `arena list`")
-    # every arena that loads (a broken plugin arena is left out, with one warning line)
-    plan = matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()], stream, store_kinds)
-    writable_dir(out)
-    if jobs > 1:
-        from arena.jobs import run_jobs
+    return matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()], stream, store_kinds)
 
-        costs: dict[str, float] = {}
-        modules: dict[str, str] = {}
-        for spec, _profile, name, target, _streamed, _store, _before in plan:
-            job_name = _job_name(name, target)
-            costs[job_name] = costs.get(job_name, 0.0) + cell_cost(spec, name, target)
-            modules[job_name] = _module_of(target)
-        outcome = run_jobs(costs, list(dict.fromkeys(spec.name for spec, *_ in plan)), jobs=jobs,
-                           out=out, timeout=timeout, concurrency=concurrency, reporter=reporter,
-                           total=sum(len(spec.items) for spec, *_ in plan), stream=stream, store_kinds=store_kinds,
-                           family=modules.__getitem__)  # the adapters of one module in one job (`_module_of`)
-        made = Evaluation(outcome.runs)
-        made.failed, made.declined = outcome.failed, outcome.declined
-        return made
-    shards: dict[str, int] = {}
+
+def _run_plan(plan: list[Cell], out: Path, timeout: float, concurrency: int | None, reporter: Reporter,
+              claim: Callable[[str], bool] | None = None) -> tuple[Evaluation, dict[str, str], dict[str, str]]:
+    """Run these cells one after another (the next one's environment made ready meanwhile), each into a run
+    directory under `out`; with `claim`, only the cells it grants. Returns the runs, and the cells declined and
+    failed (by cell key)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from arena.server import HarnessServer
+    from arena.worker.envs import EnvError
+
     declined: dict[str, str] = {}
     failed: dict[str, str] = {}
-    if part is not None:
-        shards = assign([(_cell_key(cell), cell_cost(cell[0], cell[2], cell[3])) for cell in plan], part.count)
-        plan = [c for c in plan if shards[_cell_key(c)] == part.index]
-        write_manifest(out, part, shards, "started")
-        reporter.say(f"shard {part}: {len(plan)} of {len(shards)} cells", "info")
     done = Evaluation()
     reporter.started("matrix", "matrix (items)", sum(len(spec.items) for spec, *_ in plan))
     with HarnessServer() as server, ThreadPoolExecutor(1, thread_name_prefix="arena-ahead") as ahead:
         for n, cell in enumerate(plan):
             spec, profile, name, target, streamed, kind, before = cell
+            key = _cell_key(cell)
+            if claim is not None and not claim(key):  # another process of this framework has it
+                continue
             if n + 1 < len(plan) and plan[n + 1][2] not in done.failed:
                 ahead.submit(_get_ready, plan[n + 1][0], plan[n + 1][3], server, reporter)
-            key = _cell_key(cell)
             shown = streamed_label(name) if streamed else name
             scope = f"{upgraded(spec.name)} from {before[0]}" if before else stores.scoped(spec.name, kind)
             reporter.started(key, f"{shown} · {scope} × {profile}", len(spec.items))
@@ -753,10 +792,8 @@ def evaluate_matrix(adapters: Sequence[str | type[ResumableRunner]] = (), arenas
                 continue
             reporter.finished(key, f"{run.summary.passed}/{run.summary.items} passed" if run.summary else "")
             done.append(run)
-    if part is not None:
-        write_manifest(out, part, shards, "finished", declined, failed)
     reporter.finished("matrix", f"{len(done)} runs")
-    return done
+    return done, declined, failed
 
 
 def _cell_key(cell: Cell) -> str:

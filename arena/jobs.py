@@ -7,14 +7,21 @@ taking every cell of one framework (the adapters of one module: an adapter, its 
 framework imported and its fork servers started once); the frameworks wait in one queue, costliest first by
 their cells' expected cost (`cell_cost`), and a slot that ends starts the next. A queue, not N groups split up
 front: the expected costs are rough, and a split made before the run left one process running alone for the last
-third of the full matrix. The children's progress reaches the caller's reporter as if one process ran everything; the run
-directories are the same as an unsplit run's (each cell is independent of where it ran).
+third of the full matrix. For the same reason a slot that ends when the queue is empty starts another process for
+the framework with the most cells not yet started, which takes them from the end of its plan while the first
+goes on from the start (`Claims`: every cell runs once, in whichever process claims it first), instead of
+leaving one process to run them alone at the end. The children's progress reaches the caller's reporter as if
+one process ran everything; the run directories are the same as an unsplit run's (each cell is independent of
+where it ran).
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,6 +55,30 @@ class Outcome:
 
 
 STDERR_TAIL = 1500  # characters of a failed job's stderr shown with its error
+HELP_FROM = 2  # cells not yet started for which another process of the framework is worth its start
+
+
+class Claims:
+    """Which of a run's cells a process has started: the processes of one framework (its job, and those started
+    to help it when the queue is empty) share its cells, and each runs a cell only if it claims it first (a file
+    made exclusively in a folder of the run's)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, key: str) -> Path:
+        return self.folder / hashlib.sha256(key.encode()).hexdigest()[:32]
+
+    def claim(self, key: str) -> bool:
+        """True for the one process that claims `key` first; False for every other, and again."""
+        try:
+            os.close(os.open(self._path(key), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
+
+    def unclaimed(self, keys: Sequence[str]) -> list[str]:
+        return [k for k in keys if not self._path(k).exists()]
 
 
 def queue(costs: dict[str, float], family: Callable[[str], str] | None = None) -> list[list[str]]:
@@ -89,26 +120,36 @@ class Lines:
 
 def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: Path,
              timeout: float, concurrency: int | None, reporter: Listener, total: int, stream: bool = False,
-             store_kinds: Sequence[str] = (), family: Callable[[str], str] | None = None) -> Outcome:
+             store_kinds: Sequence[str] = (), family: Callable[[str], str] | None = None,
+             cells: dict[str, list[str]] | None = None) -> Outcome:
     """Run the matrix of the adapters `costs` names, in plan order (by name, releases as name@version, with their
     cells' expected cost) × `arenas`, a process (`arena matrix-job`) per framework (`queue`), `jobs` at a time;
-    forward their progress to `reporter`; return every run."""
+    forward their progress to `reporter`; return every run. With `cells` (each adapter's cell keys), a slot
+    that ends when the queue is empty helps the framework with the most cells not yet started (`Claims`)."""
     from arena.report.matrix import load_run
     from arena.results import ItemResult
+    from arena.scratch import prefix
 
     lock = threading.Lock()
     done = Outcome()
     waiting = queue(costs, family)
-    slots = min(jobs, len(waiting))
+    slots = jobs if cells else min(jobs, len(waiting))  # with cells, a slot with no job left helps one (`to_help`)
+    claims = Claims(Path(tempfile.mkdtemp(prefix=prefix("claims")))) if cells else None
+    keys = {tuple(part): [k for name in part for k in (cells or {}).get(name, [])] for part in waiting}
+    numbers = itertools.count(len(waiting) + 1)  # of the processes started to help
+    # frameworks one of whose processes ended: each cell claimed by then, or its job failed (not retried, again and
+    # again)
+    over: set[tuple[str, ...]] = set()
     reporter.say(f"{slots} jobs at a time over {len(waiting)} frameworks, costliest first: "
                  + " | ".join(", ".join(p) for p in waiting), "info")
     reporter.started("matrix", "matrix (items)", total)
     numbered = list(enumerate(waiting, 1))
 
-    def one(number: int, part: list[str]) -> None:
+    def one(number: int, part: list[str], helping: bool = False) -> None:
         read_fd, write_fd = os.pipe()
         request = {"adapters": part, "arenas": list(arenas), "out": str(out), "timeout": timeout,
-                   "concurrency": concurrency, "fd": write_fd, "stream": stream, "stores": list(store_kinds)}
+                   "concurrency": concurrency, "fd": write_fd, "stream": stream, "stores": list(store_kinds),
+                   "claims": str(claims.folder) if claims is not None else None, "from_end": helping}
         with tempfile.TemporaryFile() as stderr:
             proc = subprocess.Popen([sys.executable, "-m", "arena", "matrix-job", json.dumps(request)], pass_fds=(write_fd,),
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
@@ -145,18 +186,43 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
                 done.failed.update(ended["failed"])
                 done.declined.update(ended["declined"])
 
+    def to_help() -> tuple[list[str], int] | None:
+        """The framework with the most cells not yet started (the queue is empty: each has started), if another
+        process is worth starting for it."""
+        if claims is None:
+            return None
+        left = {part: len(claims.unclaimed(k)) for part, k in keys.items() if part not in over}
+        part = max(left, key=lambda p: (left[p], p), default=None)
+        return (list(part), left[part]) if part is not None and left[part] >= HELP_FROM else None
+
     def slot() -> None:
         while True:
             with lock:
-                if not numbered:
-                    return
-                number, part = numbered.pop(0)
-            one(number, part)
+                helping = not numbered
+                if helping:
+                    wanted = to_help()
+                    if wanted is None:
+                        return
+                    part, left = wanted
+                    number = next(numbers)
+                    reporter.say(f"job {number}: another process for {', '.join(part)}, taking from the end the "
+                                 f"{left} cells not started yet", "info")
+                else:
+                    number, part = numbered.pop(0)
+            try:
+                one(number, part, helping)
+            finally:
+                with lock:
+                    over.add(tuple(part))
 
     threads = [threading.Thread(target=slot, name=f"arena-jobs-{n}") for n in range(1, slots + 1)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        if claims is not None:
+            shutil.rmtree(claims.folder, ignore_errors=True)
     reporter.finished("matrix", f"{len(done.runs)} runs")
     return done

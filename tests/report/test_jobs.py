@@ -11,7 +11,7 @@ import pytest
 
 from arena.errors import UserError
 from arena.evaluation import Silent, evaluate_matrix
-from arena.jobs import queue, run_jobs
+from arena.jobs import Claims, queue, run_jobs
 
 from .conftest import arena_cli
 from .test_findings_committed import normalise
@@ -47,6 +47,39 @@ def test_a_slot_that_ends_takes_the_next_job_so_a_long_job_never_runs_alone_for_
     assert sorted(r.adapter for r in made.runs) == ["langgraph", "langgraph", "vanilla", "vanilla"]
     assert list(made.failed) == ["job 3"]  # the third job ran, in whichever slot freed first
     assert any("2 jobs at a time over 3 frameworks" in message for _level, message in reporter.said)
+
+
+def test_a_cell_is_claimed_once_whichever_process_asks_first(tmp_path: Path):
+    one, other = Claims(tmp_path), Claims(tmp_path)  # two processes of a framework, one folder of the run's
+    assert one.claim("approval_gate/vanilla/reckless") and not other.claim("approval_gate/vanilla/reckless")
+    assert not one.claim("approval_gate/vanilla/reckless")  # not twice by the same one either
+    assert other.unclaimed(["approval_gate/vanilla/reckless", "doc_review/vanilla/reviewer"]) == \
+        ["doc_review/vanilla/reviewer"]
+
+
+def test_a_slot_with_no_framework_left_helps_the_one_with_most_cells_not_started_and_each_cell_runs_once(
+        tmp_path: Path):
+    """One framework, two slots: the second slot starts another process for it at once, which takes its cells from
+    the end while the first takes them from the start; each cell runs once, and the runs are one process's."""
+    arenas = ["approval_gate", "human_in_the_loop", "resume_safety", "flight_booking", "doc_review"]
+    reporter = Count()
+    made = evaluate_matrix(["vanilla"], arenas, out=tmp_path / "two", jobs=2, reporter=reporter)
+    alone = evaluate_matrix(["vanilla"], arenas, out=tmp_path / "one")
+    cell = lambda r: (r.arena, r.adapter, r.model)  # noqa: E731
+    outcome = lambda runs: sorted(  # noqa: E731
+        (cell(r), [(x.item_id, x.verdict, [c.passed for c in x.checks]) for x in r.results]) for r in runs)
+    assert outcome(made) == outcome(alone) and len(made) == 9 and not made.failed
+    assert len({r.meta["pid"] for r in made}) == 2, [(cell(r), r.meta["pid"]) for r in made]  # both ran cells
+    said = "job 2: another process for vanilla, taking from the end the 9 cells not started yet"
+    assert ("info", said) in reporter.said
+    assert reporter.results == sum(len(r.results) for r in alone)  # each cell's progress reported once
+
+
+def test_a_framework_whose_processes_ended_is_not_helped_again(tmp_path: Path):
+    """Cells left unclaimed by a job that failed are not retried by process after process: the run ends."""
+    made = run_jobs({"no_such_adapter": 1.0}, ["approval_gate"], jobs=2, out=tmp_path, timeout=60, concurrency=None,
+                    reporter=Count(), total=24, cells={"no_such_adapter": ["a", "b", "c"]})
+    assert "job 1" in made.failed and set(made.failed) <= {"job 1", "job 2"} and not made.runs
 
 
 def test_jobs_give_the_report_one_process_gives(tmp_path):
