@@ -36,7 +36,11 @@ def test_the_adapters_of_one_module_run_in_one_job(tmp_path: Path):
     said = [message for _level, message in reporter.said if "jobs at a time" in message]
     assert said == ["2 jobs at a time over 2 frameworks, costliest first: smolagents, smolagents_emulated | vanilla"], \
         reporter.said
-    assert len({r.meta["pid"] for r in made if r.adapter.startswith("smolagents")}) == 1  # one process ran both
+    ran: dict[int, set[str]] = {}
+    for r in made:
+        ran.setdefault(r.meta["pid"], set()).add(r.adapter)
+    # one process ran both (its first two cells are one of each; a process that helps it later takes from the end)
+    assert {"smolagents", "smolagents_emulated"} in ran.values(), ran
 
 
 def test_a_slot_that_ends_takes_the_next_job_so_a_long_job_never_runs_alone_for_long(tmp_path: Path):
