@@ -462,7 +462,8 @@ def matrix_cmd(
             "scheduler's job array); merge the shards' run directories with --runs"))] = None,
     jobs: Annotated[int, typer.Option(
         "--jobs", help=("run the matrix as this many processes of this machine at a time (a process per framework, costliest "
-                         "first; one process keeps less than a core busy: one more than the cores keeps them busy)"),
+                         "first, and a free one helps the framework with the most cells left; one process keeps less "
+                         "than a core busy: one more than the cores keeps them busy)"),
         min=1, max=16)] = 1,
     stream: Annotated[bool, typer.Option("--stream", help=(
         "also run every cell of each adapter that streams (its installed release) streamed, as a row of its own"))] = False,
