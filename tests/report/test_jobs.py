@@ -74,8 +74,10 @@ def test_a_slot_with_no_framework_left_helps_the_one_with_most_cells_not_started
         (cell(r), [(x.item_id, x.verdict, [c.passed for c in x.checks]) for x in r.results]) for r in runs)
     assert outcome(made) == outcome(alone) and len(made) == 9 and not made.failed
     assert len({r.meta["pid"] for r in made}) == 2, [(cell(r), r.meta["pid"]) for r in made]  # both ran cells
-    said = "job 2: another process for vanilla, taking from the end the 9 cells not started yet"
-    assert ("info", said) in reporter.said
+    # 9, or 8 had the first process already claimed its first cell when the second slot looked
+    said = [m for level, m in reporter.said if level == "info" and m.startswith("job 2: another process for vanilla")]
+    assert said in (["job 2: another process for vanilla, taking from the end the 9 cells not started yet"],
+                    ["job 2: another process for vanilla, taking from the end the 8 cells not started yet"]), said
     assert reporter.results == sum(len(r.results) for r in alone)  # each cell's progress reported once
 
 
