@@ -132,10 +132,10 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
 
     lock = threading.Lock()
     done = Outcome()
-    waiting = queue(costs, family)
+    waiting = [tuple(part) for part in queue(costs, family)]
     slots = jobs if cells else min(jobs, len(waiting))  # with cells, a slot with no job left helps one (`to_help`)
     claims = Claims(Path(tempfile.mkdtemp(prefix=prefix("claims")))) if cells else None
-    keys = {tuple(part): [k for name in part for k in (cells or {}).get(name, [])] for part in waiting}
+    keys = {part: [k for name in part for k in (cells or {}).get(name, [])] for part in waiting}
     numbers = itertools.count(len(waiting) + 1)  # of the processes started to help
     # frameworks one of whose processes ended: each cell claimed by then, or its job failed (not retried, again and
     # again)
@@ -145,9 +145,9 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
     reporter.started("matrix", "matrix (items)", total)
     numbered = list(enumerate(waiting, 1))
 
-    def one(number: int, part: list[str], helping: bool = False) -> None:
+    def one(number: int, part: tuple[str, ...], helping: bool = False) -> None:
         read_fd, write_fd = os.pipe()
-        request = {"adapters": part, "arenas": list(arenas), "out": str(out), "timeout": timeout,
+        request = {"adapters": list(part), "arenas": list(arenas), "out": str(out), "timeout": timeout,
                    "concurrency": concurrency, "fd": write_fd, "stream": stream, "stores": list(store_kinds),
                    "claims": str(claims.folder) if claims is not None else None, "from_end": helping}
         with tempfile.TemporaryFile() as stderr:
@@ -186,14 +186,14 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
                 done.failed.update(ended["failed"])
                 done.declined.update(ended["declined"])
 
-    def to_help() -> tuple[list[str], int] | None:
+    def to_help() -> tuple[tuple[str, ...], int] | None:
         """The framework with the most cells not yet started (the queue is empty: each has started), if another
         process is worth starting for it."""
         if claims is None:
             return None
         left = {part: len(claims.unclaimed(k)) for part, k in keys.items() if part not in over}
         part = max(left, key=lambda p: (left[p], p), default=None)
-        return (list(part), left[part]) if part is not None and left[part] >= HELP_FROM else None
+        return (part, left[part]) if part is not None and left[part] >= HELP_FROM else None
 
     def slot() -> None:
         while True:
@@ -213,7 +213,7 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
                 one(number, part, helping)
             finally:
                 with lock:
-                    over.add(tuple(part))
+                    over.add(part)
 
     threads = [threading.Thread(target=slot, name=f"arena-jobs-{n}") for n in range(1, slots + 1)]
     try:
