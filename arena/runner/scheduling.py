@@ -3,7 +3,10 @@ late is scored again at the end, and the run's last quiet period (`settle`)."""
 
 from __future__ import annotations
 
+import heapq
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
@@ -23,6 +26,54 @@ def settle(last_late: Callable[[], float], quiet_s: float = QUIET_S, max_s: floa
     start = time.monotonic()
     while (left := left_to_wait(last_late(), start, quiet_s, max_s)) > 0:
         time.sleep(left)
+
+
+class LongestFirst:
+    """The order a concurrent run starts its units in: in plan order while an item has not finished once, then the
+    items whose last finished run took longest first.
+
+    With epochs, an item's earlier runs foretell its later ones (its model requests, its pauses), and starting
+    the long ones first keeps the run from ending on a few of them with every other slot idle (the rule of
+    scheduling longest jobs first). An item not yet measured goes before any that was: it may be long, and the
+    items that finish first are the short ones. Which units run, and each one's result, do not depend on it.
+    """
+
+    def __init__(self, keys: list[str]) -> None:
+        self._queues: dict[str, deque[int]] = {}  # each item's units (indexes into keys), in plan order
+        for index, key in enumerate(keys):
+            self._queues.setdefault(key, deque()).append(index)
+        self._took: dict[str, float] = {}
+        self._unmeasured = [(queue[0], key) for key, queue in self._queues.items()]  # (next unit, item)
+        heapq.heapify(self._unmeasured)
+        self._measured: list[tuple[float, int, str]] = []  # (-seconds, next unit, item); stale entries skipped
+        self._lock = threading.Lock()
+
+    def pop(self) -> int:
+        """The index of the unit to start next (called once per unit)."""
+        with self._lock:
+            while self._unmeasured:
+                _, key = heapq.heappop(self._unmeasured)
+                if key not in self._took:
+                    return self._next_of(key, self._unmeasured, lambda head: (head, key))
+            while True:
+                negative, head, key = heapq.heappop(self._measured)
+                queue = self._queues[key]
+                if queue and queue[0] == head and -negative == self._took[key]:
+                    return self._next_of(key, self._measured, lambda head: (-self._took[key], head, key))
+
+    def _next_of(self, key: str, heap: list[Any], entry: Callable[[int], Any]) -> int:
+        queue = self._queues[key]
+        index = queue.popleft()
+        if queue:
+            heapq.heappush(heap, entry(queue[0]))
+        return index
+
+    def took(self, key: str, seconds: float) -> None:
+        """An item's unit finished after `seconds`."""
+        with self._lock:
+            self._took[key] = seconds
+            if self._queues[key]:
+                heapq.heappush(self._measured, (-seconds, self._queues[key][0], key))
 
 
 def run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, *, server: Any,
@@ -62,7 +113,8 @@ def run_items(
     (`Stage.spare_factory`; the CLI gives one when an item needs it); None: there is none.
 
     With `epochs` > 1 every item runs that many times, epoch by epoch (results in that order, each with
-    its `epoch`); a sampled profile draws its deviations from (`seed`, item, epoch). `skip` holds the
+    its `epoch`; run at once, the items that took longest in an earlier epoch start first: `LongestFirst`); a
+    sampled profile draws its deviations from (`seed`, item, epoch). `skip` holds the
     (item id, epoch) pairs not to run (a resumed run's finished ones). With `stream` every leg is streamed.
     """
     guard_process_exit()
@@ -83,8 +135,18 @@ def run_items(
                 if on_result is not None:
                     on_result(result)
         else:
+            order = LongestFirst([item.id for item, _ in units])
+
+            def next_one() -> tuple[int, ItemResult, Scored]:
+                index = order.pop()
+                start = time.monotonic()
+                try:
+                    return one(index)
+                finally:
+                    order.took(units[index][0].id, time.monotonic() - start)
+
             with ThreadPoolExecutor(max_workers=min(concurrency, len(units)), thread_name_prefix="arena-items") as pool:
-                futures = [pool.submit(one, i) for i in range(len(units))]
+                futures = [pool.submit(next_one) for _ in units]
                 for future in as_completed(futures):
                     index, result, state = future.result()
                     done[index] = (result, state)
