@@ -83,3 +83,60 @@ def warm() -> None:
             importlib.import_module(module)
         except ImportError:  # another release: the child imports what it needs itself
             pass
+
+
+def rehearse(rounds: int = 3) -> None:
+    """Send what a worker's legs send, a few times, to a throwaway responder in this process: chat requests through
+    the openai SDK (async, and blocking from a thread, as frameworks that call the model synchronously do) and the
+    blocking tool calls to the harness (`arena.tools.box`), each on a fresh client as every item's is.
+
+    A fork server calls this after `warm()`: what a process builds at its first requests and then keeps (the
+    interpreter's specialised code, lazily compiled patterns, the SDK's cached platform headers) is then built once,
+    and shared, instead of in every forked worker. No client, connection or thread survives it; the responder is
+    closed, and answers nothing but the rehearsal's own requests."""
+    import asyncio
+    import json
+
+    import h11
+    import httpx
+    from openai import AsyncOpenAI, OpenAI
+
+    body = json.dumps({**_ANSWER, "result": ""}).encode()
+    headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = h11.Connection(h11.SERVER)
+        try:
+            while True:
+                event = conn.next_event()
+                if event is h11.NEED_DATA:
+                    conn.receive_data(await reader.read(1 << 16))
+                elif isinstance(event, h11.EndOfMessage):
+                    writer.write(b"".join(conn.send(part) or b"" for part in (
+                        h11.Response(status_code=200, headers=headers), h11.Data(data=body), h11.EndOfMessage())))
+                    await writer.drain()
+                    conn.start_next_cycle()
+                elif isinstance(event, (h11.ConnectionClosed, h11.PAUSED)):
+                    return
+        finally:
+            writer.close()
+
+    messages: Any = [{"role": "user", "content": "rehearsal"}]
+
+    def blocking(base: str) -> None:
+        with OpenAI(api_key="unused", base_url=f"{base}/v1", http_client=client()) as sdk:
+            sdk.chat.completions.create(model="scripted", messages=messages)
+        with httpx.Client(trust_env=False, verify=tls()) as tools:  # as arena.tools.box's client
+            tools.post(f"{base}/tool", json={"args": {}}).json()
+
+    async def ask() -> None:
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        async with server:
+            for _ in range(rounds):
+                async with AsyncOpenAI(api_key="unused", base_url=f"{base}/v1", http_client=async_client()) as sdk:
+                    for _ in range(2):
+                        await sdk.chat.completions.create(model="scripted", messages=messages)
+                await asyncio.to_thread(blocking, base)
+
+    asyncio.run(ask())

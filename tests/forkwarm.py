@@ -24,7 +24,7 @@ class Deferred(BaseModel):
 
 
 class WarmedInServer(VanillaAdapter):
-    preload = ("tests.forkwarm", "arena_no_such_module_for_tests")
+    preload = ("tests.forkwarm", "arena_no_such_module_for_tests", *VanillaAdapter.preload)
     complete = ("arena_no_such_module_for_tests.Model", "tests.forkwarm.NoSuchModel", "tests.forkwarm.Deferred")
 
     @staticmethod
@@ -43,6 +43,10 @@ class WarmedInServer(VanillaAdapter):
 
         if not deathsig.libc.cache_info().hits:  # the worker asked for it at its start: the server's, inherited
             raise RuntimeError("libc looked up again in the child (ldconfig -p run per worker)")
+        from openai._base_client import platform_headers
+
+        if not platform_headers.cache_info().currsize:  # built by the SDK's first request: rehearsed in the server
+            raise RuntimeError("the SDK's first request was not rehearsed in the fork server")
         started: list[object] = []
         original = subprocess.Popen.__init__
 

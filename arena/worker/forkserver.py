@@ -66,8 +66,12 @@ def serve(path: str, target: str) -> None:
             pass
     from arena import http
 
-    if "openai" in sys.modules:  # what the first client of every child would import and load
+    if "openai" in sys.modules:  # what the first client of every child would import and load, then builds
         http.warm()
+        try:
+            http.rehearse()
+        except Exception:  # noqa: BLE001 - a release it cannot rehearse: each child builds it at its first request
+            pass
     http.tls()  # the CA certificates every child's calls to the harness would load
     # Two answers each found by running a program, then kept: once here, not in every child. What SDKs report of
     # the machine (the openai SDK, at a client's first request) runs `uname -p`; the worker's libc, `ldconfig -p`.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from functools import partial
 
@@ -140,3 +141,23 @@ def test_an_adapter_with_process_wide_state_runs_its_items_at_once_each_in_a_for
     pids = {item: {json.loads(line)["pid"] for line in (run.path / "traces" / f"{item}.jsonl").read_text().splitlines()
                    if json.loads(line).get("type") == "final"} for item in items}
     assert len(set().union(*pids.values())) == 3 and os.getpid() not in set().union(*pids.values())
+
+
+def test_a_rehearsal_builds_what_a_first_request_builds_and_leaves_no_thread_socket_or_client():
+    """What a fork server runs before its first fork (`arena.http.rehearse`): a thread, a connection or a listening
+    socket left behind would be inherited by every child (or make forking unsafe)."""
+    code = """
+import os, threading
+from openai._base_client import platform_headers
+from arena import http
+http.warm()
+before = sorted(os.listdir("/proc/self/fd"))
+assert not platform_headers.cache_info().currsize
+http.rehearse()
+assert threading.enumerate() == [threading.main_thread()], threading.enumerate()
+assert sorted(os.listdir("/proc/self/fd")) == before, (before, os.listdir("/proc/self/fd"))
+assert platform_headers.cache_info().currsize  # what the SDK reports of the machine, cached
+print("rehearsed")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "rehearsed", done.stderr[-2000:]
