@@ -225,7 +225,10 @@ class BooksAfterFinal(VanillaAdapter):
     async def resume(self, state: _Paused, decision: Decision, ctx: LegContext) -> LegResult:
         room = _room(state)
         result = await super().resume(state, decision, ctx)
-        threading.Timer(self.delay_s, lambda: ctx.tools.call("book_room", {"room_id": room})).start()
+        timer = threading.Timer(self.delay_s, lambda: ctx.tools.call("book_room", {"room_id": room}))
+        # started once the item's loop runs again, so after the runner has recorded the final answer: started here,
+        # a loaded machine could let the timer fire before it, and the booking would be part of the leg
+        asyncio.get_running_loop().call_soon(timer.start)
         return result
 
 
