@@ -54,18 +54,21 @@ class LongestFirst:
             while self._unmeasured:
                 _, key = heapq.heappop(self._unmeasured)
                 if key not in self._took:
-                    return self._next_of(key, self._unmeasured, lambda head: (head, key))
+                    return self._advance(key)
             while True:
                 negative, head, key = heapq.heappop(self._measured)
                 queue = self._queues[key]
                 if queue and queue[0] == head and -negative == self._took[key]:
-                    return self._next_of(key, self._measured, lambda head: (-self._took[key], head, key))
+                    return self._advance(key)
 
-    def _next_of(self, key: str, heap: list[Any], entry: Callable[[int], Any]) -> int:
+    def _advance(self, key: str) -> int:
+        """Take the item's next unit; its unit after that waits in the heap of its kind (measured or not)."""
         queue = self._queues[key]
         index = queue.popleft()
-        if queue:
-            heapq.heappush(heap, entry(queue[0]))
+        if queue and key in self._took:
+            heapq.heappush(self._measured, (-self._took[key], queue[0], key))
+        elif queue:
+            heapq.heappush(self._unmeasured, (queue[0], key))
         return index
 
     def took(self, key: str, seconds: float) -> None:
