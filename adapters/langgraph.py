@@ -98,6 +98,11 @@ DB_NAME = "langgraph-checkpoints.sqlite"
 RECURSION_LIMIT = 50
 
 
+
+# Each step's checkpoint is written before the next step starts (LangGraph's durable-execution mode): with the default
+# "async", a crash right after a model step may find that step unsaved, and what a recovery then does depends on timing.
+DURABILITY = "sync"
+
 class LangGraphAdapter:
     order = 20  # where it stands in `arena list` and the reports (lower first)
     requires = ("langchain", "langchain-openai", "langgraph-checkpoint-sqlite")  # installed besides the framework
@@ -179,7 +184,10 @@ class LangGraphAdapter:
                     "the thread is continued from its AsyncSqliteSaver checkpoint in a new process, with the same "
                     "Command(resume=decision) again, or (way continue) with ainvoke(None, config), which runs the "
                     "thread on from its last checkpoint and the resume value saved there as a pending write "
-                    "(LangGraph docs, persistence and interrupts: a resumed node re-runs from its start)"
+                    "(LangGraph docs, persistence and interrupts: a resumed node re-runs from its start); every leg "
+                    "runs with durability='sync', LangGraph's documented mode for durable execution (each step's "
+                    "checkpoint written before the next step starts; the default 'async' may lose the last step "
+                    "to a crash)"
                 ),
             ),
             Channel(
@@ -397,12 +405,12 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
         with tracing_context(enabled=False):  # no LangSmith tracing, whatever the environment says
             if ctx.stream:  # as a UI runs it: the stream read to its end, then the thread's state as checkpointed
                 # with delegates, subgraphs=True: the delegates' own updates (their calls, results, interrupts)
-                await _tell(agent.astream(graph_input, config, stream_mode=["updates", "messages"],
+                await _tell(agent.astream(graph_input, config, stream_mode=["updates", "messages"], durability=DURABILITY,
                                           **({"subgraphs": True} if ctx.agents else {})), ctx)
                 snapshot = await agent.aget_state(config)
                 output = {**snapshot.values, "__interrupt__": snapshot.interrupts}
             else:
-                output = await agent.ainvoke(graph_input, config, version="v2")
+                output = await agent.ainvoke(graph_input, config, version="v2", durability=DURABILITY)
         if hasattr(output, "interrupts"):
             values, interrupts = output.value, output.interrupts
         else:  # langgraph before 1.1 (`-a langgraph@1.0.10`): the state dict, its interrupts under "__interrupt__"

@@ -385,6 +385,12 @@ class OpenAIAgentsAdapter:
         self._nested_names.update(names)
         async for event in result.stream_events():
             self._told(event, ctx, names)
+        # the SDK streams no event for an approval ("approvals represent interruptions, not streamed items"): a
+        # streamed run tells it on its result once the stream ends, `interruptions`, as its docs' streaming loop reads
+        for item in getattr(result, "interruptions", None) or []:
+            raw = item.raw_item
+            ctx.told("pause", str(getattr(item, "tool_name", None) or _field(raw, "name")),
+                     _field(raw, "call_id") or _field(raw, "id"))
         return result
 
     @staticmethod

@@ -178,6 +178,15 @@ def builtin_adapters() -> dict[str, AdapterEntry]:
     return {name: e for name, e in adapters().items() if not e.plugin}
 
 
+def _first_line(exc: BaseException) -> str:
+    """What went wrong, in one line: a pydantic error's own messages (its first line only says how many)."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        return "; ".join(str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
+    return (str(exc).strip().splitlines() or [""])[0]
+
+
 def load_target(target: str) -> type[ResumableRunner]:
     """Import `module:Class`; raises ValueError with a one-line reason."""
     module_name, _, attr = target.partition(":")
@@ -188,7 +197,7 @@ def load_target(target: str) -> type[ResumableRunner]:
     except ImportError as exc:
         raise ValueError(f"cannot import {module_name!r}: {exc}") from None
     except Exception as exc:  # a module that fails on import (a syntax error, an exception): its own one line
-        first = (str(exc).strip().splitlines() or [""])[0]
+        first = _first_line(exc)
         raise ValueError(f"importing {module_name!r} failed: {type(exc).__name__}: {first}".rstrip(": ")) from None
     except SystemExit as exc:  # it would end arena with its code and not a word
         raise ValueError(exited_at_import(module_name, exc)) from None

@@ -11,57 +11,28 @@ an item declares the rest.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
+from arena.checking import CHECKS as CHECKS  # re-exported: the faces for arenas read them from here
+from arena.checking import STORE_CHECKS as STORE_CHECKS
+from arena.checking import STREAM_CHECK as STREAM_CHECK
+from arena.checking import Check as Check
+from arena.checking import CheckResult as CheckResult
+from arena.checking import Scoring as Scoring
+from arena.checking import check as check
+from arena.checking import fail as fail
+from arena.checking import ok as ok
 from arena.observed import (
-    Shown,
-    answer_text, asked_calls, calls_after_resume, decision_in, describe, last_answer, model_calls, new_input,
-    read_pauses, replay_legs, requesting_call, shown_requests, squash, window,
+    DENIAL_RE, DENIED_WORD, Shown,
+    answer_text, asked_calls, calls_after_resume, decision_in, deferral_in, denial_in, describe, foreign_turn,
+    last_answer, model_calls, new_input, read_pauses, replay_legs, requesting_call, shown_requests, squash, window,
 )
 from arena.spec import ArenaSpec
 from arena.trace import ACTIVITY
-from arena.types import Capabilities, DecisionKind, EvalItem, ToolKind, TraceEvent
+from arena.types import Capabilities, Decision, DecisionKind, EvalItem, ToolKind, TraceEvent
 
-
-class CheckResult(BaseModel):
-    name: str
-    passed: bool
-    reason: str
-
-
-@dataclass(frozen=True)
-class Scoring:
-    """What a check reads: the item, its merged trace, its arena, and what the adapter declared."""
-
-    item: EvalItem
-    trace: list[TraceEvent]
-    arena: ArenaSpec
-    declared: Capabilities = field(default_factory=Capabilities)
-
-    @property
-    def events(self) -> list[TraceEvent]:
-        """The trace without late events (those are judged by `nothing_after_final` alone)."""
-        return [e for e in self.trace if not e.late]
-
-    @property
-    def arena_tools(self) -> set[str]:
-        return {t.name for t in self.arena.tools}
-
-
-Check = Callable[[Scoring], CheckResult]
-CHECKS: dict[str, Check] = {}  # the core's checks: every arena's items may name them
 UNIVERSAL = ("completed", "final_from_model", "nothing_after_final", "shown_as_asked", "denied_not_executed",
-             "decision_reached_model")
-
-
-def check(fn: Check) -> Check:
-    """Register one of the core's checks (an arena registers its own in its `CheckSet`)."""
-    CHECKS[fn.__name__] = fn
-    return fn
+             "decision_reached_model", "continued_own_run")
 
 
 class CheckSet(dict[str, Check]):
@@ -115,15 +86,6 @@ def validate_checks(arena: ArenaSpec) -> None:
         for name in [*item.checks, *item.exempt]:
             if name not in known:
                 raise ValueError(f"item {item.id!r} names an unknown check {name!r}")
-
-
-def ok(name: str, reason: str) -> CheckResult:
-    """A passing result (for checks, in the core and in arenas)."""
-    return CheckResult(name=name, passed=True, reason=reason)
-
-
-def fail(name: str, reason: str) -> CheckResult:
-    return CheckResult(name=name, passed=False, reason=reason)
 
 
 def _first_suspension(trace: list[TraceEvent]) -> TraceEvent | None:
@@ -340,6 +302,21 @@ _TEXT_CAPABILITY = {DecisionKind.deny: ("deny reason", "deny_reason"),
                     DecisionKind.answer: ("answer", "free_text")}
 
 
+def _not_in_words(s: Scoring, messages: list[dict[str, Any]], denial: Decision, n: int, notes: list[str]) -> str | None:
+    """Why a denial that reached the model did not carry the human's words (its reason, or for a bare denial the
+    harness's decision text, "DENIED"), or None. Other words that deny (a framework's fixed rejection text) stand
+    in only where the adapter declares that its channel cannot carry a denial's words (deny_reason=false)."""
+    if denial_in(messages, denial) != "framework":
+        return None
+    if not s.declared.deny_reason:
+        notes.append("a denial carried in the framework's own words, as declared (deny_reason=false)")
+        return None
+    found = next((str(m.get("text") or "") for m in messages if DENIAL_RE.search(str(m.get("text") or ""))), "")
+    words = denial.text.strip() or DENIED_WORD
+    return (f"the denial reached the model's input after resume {n} only as {found[:60]!r}, without the human's "
+            f"words {words!r} (the adapter declares deny_reason=true)")
+
+
 @check
 def decision_reached_model(s: Scoring) -> CheckResult:
     """Each injected decision reached the model's input after its resume: a denial as a denial, and its
@@ -362,11 +339,16 @@ def decision_reached_model(s: Scoring) -> CheckResult:
             denial = next((d for d in decisions if d.kind is DecisionKind.deny), None)
             if denial is not None and not decision_in(new_input(calls), denial)[0]:
                 return fail(name, f"no denial reached the model's input after resume {n}")
+            if denial is not None and (wrong := _not_in_words(s, new_input(calls), denial, n, dropped)) is not None:
+                return fail(name, wrong)
             continue
         decision = resumed.decision
         kind_seen, text_seen = decision_in(new_input(calls), decision)
         if not kind_seen:
-            return fail(name, f"the denial never reached the model's input after resume {n}")
+            deferred = deferral_in(new_input(calls))
+            return fail(name, f"the denial never reached the model's input after resume {n}" + (
+                f": it was told {deferred[:60]!r}, which puts the decision off, not the human's words "
+                f"{decision.text.strip() or DENIED_WORD!r}" if deferred is not None else ""))
         if decision.kind is DecisionKind.message and not text_seen:  # a new message is its text: no channel may drop it
             return fail(name, f"the message {decision.text!r} never reached the model's input after resume {n}")
         if decision.text.strip() and not text_seen:
@@ -375,6 +357,9 @@ def decision_reached_model(s: Scoring) -> CheckResult:
                 return fail(name, f"the {what} {decision.text!r} never reached the model's input "
                                    f"(the adapter declares {capability}=true)")
             dropped.append(f"{what} not carried, as declared ({capability}=false)")
+        if decision.kind is DecisionKind.deny and (wrong := _not_in_words(s, new_input(calls), decision, n,
+                                                                          dropped)) is not None:
+            return fail(name, wrong)
     return ok(name, "every decision reached the model's input" + (f"; {'; '.join(dropped)}" if dropped else ""))
 
 
@@ -491,7 +476,46 @@ def resumed_in_new_process(s: Scoring) -> CheckResult:
                            f"alive at the resume" + (f" (+{len(resumed.survivors) - 1} more)" if len(resumed.survivors) > 1 else ""))
     if pause.pid == after.pid:
         return fail(name, f"both legs ran in process {pause.pid}")
+    later = _survived(trace)  # at a later resume (a second pause's, a recovery's)
+    if later is not None:
+        return fail(name, _survivor_reason(*later))
     return ok(name, f"paused in process {pause.pid}, resumed in {after.pid}; nothing of the first survived")
+
+
+def _survived(trace: list[TraceEvent]) -> tuple[TraceEvent, list[dict[str, Any]]] | None:
+    """The first `resumed` event at which processes of a closed or killed leg were still alive, and those."""
+    hit = next((e for e in trace if e.type == "resumed" and e.survivors), None)
+    return (hit, hit.survivors or []) if hit is not None else None
+
+
+def _survivor_reason(resumed: TraceEvent, survivors: list[dict[str, Any]]) -> str:
+    first = survivors[0]
+    what = "the recovery" if resumed.replay == "recover" else "the resume" if resumed.replay is None else \
+        f"the {resumed.replay} resume"
+    more = f" (+{len(survivors) - 1} more)" if len(survivors) > 1 else ""
+    return (f"process {first.get('pid')} ({str(first.get('cmd'))[:60]}) of a closed or killed leg was still alive at "
+            f"{what} (leg {resumed.leg}){more}: the paused run may be held by it, not by what the framework persisted")
+
+
+@check
+def no_process_survived(s: Scoring) -> CheckResult:
+    """No process the harness started for a leg that was then closed or killed (a paused worker, a crashed one, the
+    worker a run was handed over from) was alive at a later resume: the `resumed` events' `survivors`, the harness's
+    own listing of those workers' process trees (the recovery's resume included). For an item that needs its run to
+    go on in a new process; what a tracking mode cannot see (`meta.json`'s `process_tracking`) is taken on trust."""
+    name = "no_process_survived"
+    trace = s.events
+    resumes = [e for e in trace if e.type == "resumed"]
+    if not resumes:
+        return fail(name, "the run was never resumed, so no new process took it over")
+    hit = _survived(trace)
+    if hit is not None:
+        return fail(name, _survivor_reason(*hit))
+    # a `resumed` event carries the harness's pid; a leg that paused in a worker carries the worker's
+    if not any(e.type == "suspended" and e.pid != resumes[0].pid for e in trace):
+        return ok(name, "every paused leg ran in the harness's own process: there was no worker's process tree to "
+                        "list (nothing was closed or killed)")
+    return ok(name, f"no process of a closed or killed leg was alive at any of the {len(resumes)} resume(s)")
 
 
 @check
@@ -520,6 +544,28 @@ def state_survived(s: Scoring) -> CheckResult:
     if final and chosen in final:
         return ok(name, f"the model's last answer declines {chosen}, chosen before the pause")
     return fail(name, f"the resumed run no longer refers to {chosen}")
+
+
+@check
+def continued_own_run(s: Scoring) -> CheckResult:
+    """Every resume continued the item's own run: what the model was sent after it (the gateway's record of the
+    messages new to the item) holds no other item's task, no model turn the item never had, and no result of a
+    call the model never made in the item. Read in every arena, whatever the decision; `state_survived`
+    (durable_state) follows the chosen room across the pause as well."""
+    name = "continued_own_run"
+    resumes = _own_resumes(s.events)
+    if not resumes:
+        return ok(name, "the run was never resumed")
+    others = [i.input for i in s.arena.items if i.id != s.item.id]
+    injected = [d.text for r in resumes for d in ([r.decision] if r.decision else list(r.decisions or []))]
+    injected += [e.text or "" for e in s.events if e.type == "input"]
+    edits = [d.args for r in resumes for d in ([r.decision] if r.decision else list(r.decisions or []))
+             if d.kind is DecisionKind.edit and d.args]
+    for n, resumed in enumerate(resumes, 1):
+        foreign = foreign_turn(s.events, resumed, s.item.input, others, injected, frozenset(s.arena_tools), edits)
+        if foreign is not None:
+            return fail(name, f"after resume {n} the model was sent {foreign}: the resume continued another run")
+    return ok(name, f"after each of {len(resumes)} resume(s) the model was sent only this item's own run")
 
 
 def _key(tool: str | None, args: dict[str, Any] | None) -> tuple[str | None, str]:
@@ -559,90 +605,56 @@ def no_replay(s: Scoring) -> CheckResult:
     return ok(name, "no tool call was replayed after the resume")
 
 
+@check
+def not_reasked_after_resume(s: Scoring) -> CheckResult:
+    """An approved call is run, not asked of the model again: after a resume that approved a paused call, no model
+    answer proposes that call (its tool and arguments) again under a new id (the gateway's record).
+
+    The scripted model names each answer's calls by the item, the leg and the request's place, never by what was
+    asked, so a resume that asks the model again from the transcript before its answer gets a new id for the same
+    call, as from a real model: a call the human approved under one id and run under another."""
+    name = "not_reasked_after_resume"
+    trace = s.events
+    resumes = [e for e in _own_resumes(trace) if _approves(e)]
+    if not resumes:
+        return ok(name, "no paused call was approved")
+    for resumed in resumes:
+        pause = next((p for p in reversed(trace) if p.type == "suspended" and p.seq < resumed.seq), None)
+        asked = requesting_call(trace, pause) if pause is not None else None
+        if pause is None or asked is None:
+            continue
+        paused = [c for c in (asked.response or {}).get("tool_calls") or [] if c.get("name") == pause.tool]
+        for answer in model_calls(trace):
+            if answer.seq < resumed.seq:
+                continue
+            for call in (answer.response or {}).get("tool_calls") or []:
+                first = next((c for c in paused if c.get("name") == call.get("name")
+                              and (c.get("args") or {}) == (call.get("args") or {}) and c.get("id") != call.get("id")),
+                             None)
+                if first is not None:
+                    return fail(name, f"after the approval the model was asked again for {pause.tool}: it answered "
+                                      f"the approved call again in leg {answer.leg} (id {call.get('id')!r}; approved as "
+                                      f"{first.get('id')!r} in leg {asked.leg})")
+    return ok(name, f"no approved call was asked of the model again after its resume ({len(resumes)} approved)")
+
+
 def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec,
-               declared: Capabilities | None = None, stream: bool = False) -> list[CheckResult]:
-    """The item's declared checks, then the universal ones (and, in a streamed run, `stream_matches_run`)."""
+               declared: Capabilities | None = None, stream: bool = False, store: str = "sqlite") -> list[CheckResult]:
+    """The item's declared checks, then the universal ones (and, in a streamed run, `stream_matches_run`; on a
+    PostgreSQL or Redis store, `STORE_CHECKS`: what the harness saw of the store)."""
     scoring = Scoring(item=item, trace=trace, arena=arena, declared=declared or Capabilities())
     universal = UNIVERSAL if arena.universal is None else arena.universal
     names = [*item.checks, *(n for n in universal if n not in item.checks and n not in item.exempt)]
     if stream and STREAM_CHECK not in names:
         names.append(STREAM_CHECK)
+    if store != "sqlite":
+        names += [n for n in STORE_CHECKS if n not in names]
     return [named(arena, name)(scoring) for name in names]
 
 
-# -- streamed runs ------------------------------------------------------------------------------------------
+# -- checks in modules of their own: importing them registers them ------------------------------------------
 
-STREAM_CHECK = "stream_matches_run"
-
-
-def _answered_unrun(trace: list[TraceEvent], tool: str, call_id: str | None, seq: int) -> bool:
-    """Whether the human's decision for that call, before `seq`, is one a framework answers without running the
-    call: a denial, or an edit (sent as a rejection where the framework cannot run a call with other arguments;
-    whether an edit ran as asked is the edit checks' to say). A framework streams that answer as the call's result."""
-    for e in trace:
-        if e.type != "resumed" or e.seq >= seq:
-            continue
-        for d in ([e.decision] if e.decision is not None else []) + list(e.decisions or []):
-            if d.approved and d.kind is not DecisionKind.edit:
-                continue
-            if d.call_id is not None and call_id is not None:
-                if d.call_id == call_id:
-                    return True
-            elif d.match is None or d.match.get("tool") in (None, tool):
-                return True
-    return False
-
-
-@check
-def stream_matches_run(s: Scoring) -> CheckResult:
-    """In a streamed run, what the framework's stream told the application (handed over by the adapter as it read
-    it) matches what the harness saw: a tool the stream says returned ran, in the tool log before the stream said
-    so (a denied or edited call's result excepted: that is the framework's answer to the decision, not a run); a call it says the model made is one the
-    model asked for; a pause it announces is one the leg stopped at. A result reported again for a call that ran
-    (a resumed stream repeating it) is the same truth. Tools that are not the arena's (a framework's own) are not
-    the harness's to check."""
-    name = STREAM_CHECK
-    trace = s.events
-    told = [e for e in trace if e.type == "streamed" and e.tool in s.arena_tools]
-    ran = [e for e in trace if e.type == "tool_call" and not (e.result or "").startswith("ERROR: item sealed")]
-    if not told:
-        if ran:
-            return fail(name, f"{len(ran)} tool call(s) ran and the stream told of none (nothing handed over)")
-        return ok(name, "nothing ran and the stream told of nothing")
-    approval = {t.name for t in s.arena.tools if t.kind is ToolKind.approval}
-    asked = [(e.seq, str(c.get("id")), str(c.get("name"))) for e in model_calls(trace)
-             for c in (e.response or {}).get("tool_calls") or []]
-    used: set[int] = set()  # tool log entries without a call id, each matched to one streamed result
-    backed: set[str] = set()  # call ids whose run backs their reported results
-    for e in told:
-        tool, kind, call = str(e.tool), e.text, e.call_id
-        if kind == "tool_call":
-            if not any(seq < e.seq and n == tool and (call is None or i == call) for seq, i, n in asked):
-                return fail(name, f"the stream said the model called {tool}" + (f" ({call})" if call else "")
-                            + "; the model asked for no such call")
-        elif kind == "tool_result":
-            of_tool = [r for r in ran if r.seq < e.seq and (r.tool == tool or str(r.tool).startswith(tool + "."))]
-            if tool in approval and not of_tool:  # its result is the human's decision, delivered by a resume
-                if any(r.type == "resumed" and r.seq < e.seq for r in trace):
-                    continue
-                return fail(name, f"the stream gave {tool} a result before any decision was delivered")
-            if call is not None and (call in backed or any(r.call_id == call for r in of_tool)):
-                backed.add(call)  # that call ran (a stream may report its result again, on a resume)
-                continue
-            match = next((r for r in of_tool if r.seq not in used and r.call_id is None), None)
-            if match is not None:  # the tool log has no ids here: one run backs one reported result
-                used.add(match.seq)
-                if call is not None:
-                    backed.add(call)
-            elif not _answered_unrun(trace, tool, call, e.seq):
-                return fail(name, f"the stream said {tool} ran" + (f" ({call})" if call else "")
-                            + "; the tool log shows it did not")
-        elif kind == "pause":
-            # the leg stopped there: a `suspended` event, or a director's replayed resume that ended suspended
-            if not any(r.leg == e.leg and r.seq > e.seq and (r.type == "suspended" or
-                                                             (r.type == "replayed" and r.result == "suspended"))
-                       for r in trace):
-                return fail(name, f"the stream announced a pause on {tool}; the leg did not stop there")
-    counts = {k: sum(1 for e in told if e.text == k) for k in ("tool_call", "tool_result", "pause")}
-    return ok(name, f"the stream told of {counts['tool_call']} call(s), {counts['tool_result']} result(s) and "
-                    f"{counts['pause']} pause(s); each matches the tool log and the model's answers")
+# the streamed run's check (`STREAM_CHECK`), and a store run's (`STORE_CHECKS`: what the harness itself saw of the
+# item's PostgreSQL database or Redis prefix)
+from arena import store_checks as _store_checks  # noqa: E402,F401
+from arena import stream_check as _stream_check  # noqa: E402,F401

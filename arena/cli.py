@@ -9,18 +9,21 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 from rich.console import Console
 from rich.markup import escape
 
-from arena.errors import PluginError, SetupError, UserError, exited_at_import, importing
+from arena.errors import ArenaError, PluginError, SetupError, UserError, exited_at_import, importing
 from arena.paths import writable_dir
 from arena.redact import redact
 from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
+
+if TYPE_CHECKING:
+    from arena.rundir import CannotWrite
 
 
 class _PlainTypes:
@@ -286,6 +289,9 @@ def run_cmd(
             _fail(f"--junit {str(junit)!r} cannot be written: {getattr(exc, 'strerror', None) or exc}")
     if runs.failed:
         raise typer.Exit(1)
+    if not done:  # every adapter was declined (not measured): a table of nothing is no success
+        err.print("[yellow]nothing was measured: every adapter was declined (why is said above)[/yellow]")
+        raise typer.Exit(3)
     if regressed:
         raise typer.Exit(4)  # a regression against --baseline (listed on stderr)
     if any(s.errors for s in runs.summaries):
@@ -387,12 +393,14 @@ def _print_errors(kept: dict[str, list], verbose: bool, out: Console) -> None:
     how many items share it; with `verbose`, which items, and the adapter's traceback where it raised."""
     from rich.text import Text
 
+    from arena.report.render_md import printable  # an endpoint's error text may hold terminal escapes
+
     lines: list[Text] = []
     for adapter, results in kept.items():
         groups: dict[str, list] = {}
         for r in results:
             if r.error:
-                first = (redact(r.error).strip().splitlines() or ["(no message)"])[0]
+                first = printable((redact(r.error).strip().splitlines() or ["(no message)"])[0])
                 groups.setdefault(first, []).append(r)
         ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))  # most items first; ties keep their order
         for n, (first, items) in enumerate(ranked):
@@ -411,7 +419,7 @@ def _print_errors(kept: dict[str, list], verbose: bool, out: Console) -> None:
                 raised = next((r for r in items if r.traceback), None)
                 if raised is not None:  # the items of one error raised alike: the first one's traceback
                     lines.append(Text(f"    traceback ({_item_label(raised)}):", style="dim"))
-                    lines.extend(Text("      " + t) for t in redact(raised.traceback).rstrip().splitlines())
+                    lines.extend(Text("      " + printable(t)) for t in redact(raised.traceback).rstrip().splitlines())
     if not lines:
         return
     out.print(Text("item errors (first line of each):", style="bold"), soft_wrap=True)
@@ -646,6 +654,27 @@ def _stopped(why: str, code: int) -> None:
     sys.exit(code)
 
 
+def _cannot_write(exc: CannotWrite) -> None:
+    """A run directory could not be written (a full disk): one line naming it and why, the open run directories
+    marked interrupted where their meta.json can still be written, exit 3 (nothing more could be measured)."""
+    from arena.rundir import mark_open_runs_interrupted
+
+    marked, unmarked = mark_open_runs_interrupted(exc.reason)
+    said = [str(exc)]
+    if marked:
+        said.append("marked interrupted" + ("" if marked == [exc.path] else f": {', '.join(map(str, marked))}"))
+    if unmarked:
+        said.append(f"its meta.json could not be marked interrupted ({', '.join(map(str, unmarked))}: it says running, "
+                    "which readers take for interrupted)")
+    if marked or unmarked:
+        said.append(("free space, then " if exc.out_of_space else "") + "`arena run <arena> --resume <run directory>` "
+                    "runs only its missing items")
+    else:
+        said.append("no run directory was made")
+    print(redact("arena: error: " + "; ".join(said)), file=sys.stderr)
+    sys.exit(3)
+
+
 def main() -> None:
     """Entry point: usage errors (and a plugin module calling sys.exit as it is imported) become one line on
     stderr and exit code 2; SIGINT/SIGTERM exit 130/143 with the open run directories marked interrupted
@@ -668,6 +697,12 @@ def main() -> None:
     except UserError as exc:
         print(f"arena: error: {redact(str(exc))}", file=sys.stderr)
         sys.exit(2)
+    except ArenaError as exc:  # a run directory that cannot be written (a full disk); any other is not ours to catch
+        from arena.rundir import CannotWrite
+
+        if not isinstance(exc, CannotWrite):
+            raise
+        _cannot_write(exc)
     except SystemExit as exc:  # a plugin module (an arena's) that calls sys.exit while it is imported
         module = importing(exc)
         if module is None:

@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -224,19 +224,68 @@ def _dist_version(dist: str) -> str | None:
         return None
 
 
+def _worker_target(target: Target) -> str:
+    """What a worker process imports to make the adapter: the registered target, or the class's `module:Class`."""
+    return target.target if isinstance(target, AdapterEntry) else f"{target.__module__}:{target.__qualname__}"
+
+
+@cache
+def _why_not_importable(module_target: str) -> str | None:
+    """Why a worker process cannot make this `module:Class` (None: it can). Asked of a process started as a worker
+    is (this Python, the worker's environment, outside the current directory), once per target."""
+    import subprocess
+    import tempfile
+
+    from arena.worker.client import worker_env
+
+    module, _, name = module_target.partition(":")
+    if module == "__main__" or "<locals>" in name or "." in name:
+        return f"{module_target} is not importable by name (a class of __main__, or defined inside a function or class)"
+    probe = "import sys\nfrom arena.catalog import load_target\nload_target(sys.argv[1])"
+    with tempfile.TemporaryDirectory() as cwd:
+        try:
+            done = subprocess.run([sys.executable, "-c", probe, module_target], env=worker_env(), cwd=cwd,
+                                  capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return f"importing {module_target} in a worker process took more than 120 s"
+    if done.returncode == 0:
+        return None
+    lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else f"importing {module_target} in a worker process exited {done.returncode}"
+
+
+def _no_second_process(arena: ArenaSpec, target: Target, worker_start: str, items: list[EvalItem]) -> str | None:
+    """Why the items that need a second process of the adapter cannot have one (None: they can). A registered
+    adapter always can; so can a `module:Class` a worker process can import. One that cannot (a class of `__main__`,
+    or of a module only this process can reach) would be resumed where it paused: those items are not measured."""
+    if arena.second_process is None or not any(arena.second_process(i) for i in items):
+        return None
+    if worker_start != "in-process" or isinstance(target, AdapterEntry):
+        return None
+    why = _why_not_importable(_worker_target(target))
+    if why is None:
+        return None
+    return (f"{_target_name(target)} is given as module:Class and a worker process cannot import it ({why}): the "
+            "item's decision must be carried out by a second process of the adapter, so it is not measured")
+
+
 def _second_process(arena: ArenaSpec, target: Target, info: AdapterInfo, worker_start: str, server: Any,
                     items: list[EvalItem]) -> Callable[[], ResumableRunner] | None:
-    """For items that resume one paused state twice at once: the second resume's adapter, in a worker process
-    of its own (a registered adapter that otherwise runs in this process), so the two resumes share only
-    what the framework persisted. None: the runner uses a second instance of the item's own kind."""
+    """For items whose decision is carried out by a second process (`ArenaSpec.second_process`: a state resumed
+    twice at once, a decision given later from a new process): the second adapter, in a worker process of its own
+    (a registered adapter, or a `module:Class` a worker can import, that otherwise runs in this process), so the
+    two share only what the framework persisted. None: the adapter already runs in workers (each instance its own
+    process), or no item needs one, or the class cannot be imported there (`_no_second_process`: those items are
+    not measured)."""
     from arena.worker.client import WorkerAdapter, start_mode
 
     if arena.second_process is None or not any(arena.second_process(i) for i in items):
         return None
-    if worker_start != "in-process" or not isinstance(target, AdapterEntry):
-        return None  # already in workers (each instance its own process), or a module:Class the worker may not import
-    mode = start_mode(sys.executable, target.target)
-    return partial(WorkerAdapter, target.target, info, sys.executable, server, False, fork=mode == "fork")
+    if worker_start != "in-process" or _no_second_process(arena, target, worker_start, items) is not None:
+        return None
+    module_target = _worker_target(target)
+    mode = start_mode(sys.executable, module_target)
+    return partial(WorkerAdapter, module_target, info, sys.executable, server, False, fork=mode == "fork")
 
 
 def _concurrent(target: Target) -> bool:
@@ -278,6 +327,7 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
     not run the adapter.
     """
     from arena.model.resolve import resolve_model
+    from arena import leftovers
     from arena.rundir import RunDir, fold_late
     from arena.runner import PAUSE_DWELL_S, QUIET_MAX_S, QUIET_S, run_items, settle
     from arena.worker.procs import tracking_mode
@@ -309,6 +359,10 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
 
         adapter_name, version, target = then_name, then_version, then_target
     items, not_measured = arena.items_for(info, items)
+    alone = _no_second_process(arena, target, worker_start, items)
+    if alone is not None and arena.second_process is not None:  # those items would be resumed where they paused
+        not_measured.update({i.id: alone for i in items if arena.second_process(i)})
+        items = [i for i in items if i.id not in not_measured]
     if not_measured:
         reasons = sorted(set(not_measured.values()))
         say(f"{adapter_name}: {len(not_measured)} item(s) not measured ({', '.join(not_measured)}): "
@@ -367,12 +421,20 @@ def run_one(arena: ArenaSpec, adapter_name: str, target: Target, model: str, out
             on_result(result)
 
     todo = [i for i in items if any((i.id, e) not in finished for e in range(1, epochs + 1))]
+    leftovers.attribute()  # an in-process adapter's threads: those its items' threads start from here on
+    before = leftovers.snapshot()
     fresh = run_items(factory, arena, todo, server=server, model=model_target, timeout_s=timeout,
                       on_result=record, on_late=run_dir.add_late, concurrency=concurrency,
                       spare_factory=_second_process(arena, target, info, worker_start, server, todo),
                       epochs=epochs, seed=seed, skip=set(finished), stream=stream, store=store)
-    if todo:  # what the last items left running still lands in late.jsonl: give it a last quiet period
+    if todo:  # what the last items left running still lands in late.jsonl: wait for it, then a last quiet period
+        still = leftovers.wait_for(before, started_by=leftovers.ITEM_PREFIX) if worker_start == "in-process" else []
         settle(lambda: run_dir.last_late, QUIET_S, QUIET_MAX_S)
+        if still:  # what they do from now on is in late.jsonl, folded by whoever reads the run directory
+            run_dir.meta["leftovers_at_end"] = still
+            say(f"{adapter_name}: {len(still)} thread(s) the adapter left were still running when the run wrote its "
+                f"results, {leftovers.LEFTOVER_MAX_S:g} s after its last item ({', '.join(still)}); what they do "
+                "later is in late.jsonl and in every reading of the run directory, not in this summary", "warning")
     finished.update(((r.item_id, r.epoch), r) for r in fresh)
     results = [finished[(i.id, e)] for e in range(1, epochs + 1) for i in items if (i.id, e) in finished]
     results = fold_late(run_dir.path, results, arena)  # so the summary, table and --json show it too
@@ -446,7 +508,8 @@ def _resumable(path: Path, arena_name: str, adapters: Sequence[object], model: s
         raise UserError("--resume runs the run directory's own items; leave out --item")
     try:
         meta = json.loads((path / "meta.json").read_text())
-        (path / "results.jsonl").stat()
+        with (path / "results.jsonl").open("rb"):  # a file that opens (not a directory), as resuming reads it
+            pass
     except (OSError, ValueError):
         raise UserError(f"--resume {str(path)!r} is not a run directory (meta.json and results.jsonl)") from None
     ran_arena, ran_store = stores.unscoped(str(meta.get("arena")))
@@ -531,10 +594,16 @@ def evaluate(arena: str | ArenaSpec, adapters: Sequence[str | type[ResumableRunn
             raise UserError(f"--resume-on names one adapter, not {resume_on!r}")
         then = found[0]
     done = Evaluation()
-    if resumed is not None and resumed.status == "complete":
-        reporter.say(f"{resume} is complete: nothing to resume")
-        done.nothing_to_do = True
-        return done
+    if resume is not None and resumed is not None and resumed.status == "complete":
+        from arena.rundir import to_run_again
+
+        damaged = to_run_again(resume)  # a complete run whose items cannot all be read back runs those again
+        if not damaged:
+            reporter.say(f"{resume} is complete: nothing to resume")
+            done.nothing_to_do = True
+            return done
+        reporter.say(f"{resume} is complete but {len(damaged)} item(s) cannot be read back; running them again: "
+                     + "; ".join(f"{item} ({why})" for item, why in damaged.items()), "warning")
     if resumed is None:
         writable_dir(out)
     with HarnessServer() as server:

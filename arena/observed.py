@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from arena.types import Decision, DecisionKind, TraceEvent
 
@@ -95,12 +95,43 @@ def calls_after_resume(trace: list[TraceEvent], resumed: TraceEvent) -> list[Tra
     return out
 
 
+# A rejection that puts the decision off rather than making it ("not approved yet, try again later") is no denial.
+DEFERRAL_RE = re.compile(r"\b(yet|later|try again|retry|pending|for now|until)\b", re.IGNORECASE)
+# The human's word for a denial as the harness injects it (`Decision.as_text()` of a bare denial: "DENIED").
+DENIED_WORD = Decision(kind=DecisionKind.deny).as_text()
+_DENIED_WORD_RE = re.compile(rf"\b{re.escape(DENIED_WORD)}\b", re.IGNORECASE)
+
+DenialCarried = Literal["words", "framework"]
+
+
+def denial_in(messages: list[dict[str, Any]], decision: Decision) -> DenialCarried | None:
+    """How a denial reached these messages: `words`, in the human's words (its reason, or for a bare denial the
+    harness's decision text as injected, "DENIED"); `framework`, only in other words that still deny (a
+    framework's fixed rejection text, "rejected by user") and do not put the decision off ("not approved yet,
+    try again later" is none); None, not at all."""
+    texts = [squash(str(m.get("text") or "")) for m in messages]
+    if decision.text.strip() and squash(decision.text) in " ".join(texts):
+        return "words"
+    if any(_DENIED_WORD_RE.search(t) for t in texts):
+        return "words"
+    if any(DENIAL_RE.search(t) and not DEFERRAL_RE.search(t) for t in texts):
+        return "framework"
+    return None
+
+
+def deferral_in(messages: list[dict[str, Any]]) -> str | None:
+    """The text of a message that words a denial as a deferral ("not approved yet, try again later"), if any."""
+    return next((str(m.get("text")) for m in messages if DENIAL_RE.search(str(m.get("text") or ""))
+                 and DEFERRAL_RE.search(str(m.get("text") or ""))), None)
+
+
 def decision_in(messages: list[dict[str, Any]], decision: Decision) -> tuple[bool, bool]:
-    """(the decision's kind shows in these messages, its text does), as a model reading them would see."""
+    """(the decision's kind shows in these messages, its text does), as a model reading them would see. A denial
+    shows in the human's words or in a framework's own words that deny (see `denial_in`)."""
     text = squash(" ".join(str(m.get("text") or "") for m in messages))
     has_text = bool(decision.text.strip()) and squash(decision.text) in text
     if decision.kind is DecisionKind.deny:
-        kind = has_text or bool(DENIAL_RE.search(text))
+        kind = denial_in(messages, decision) is not None
     else:
         kind = bool(messages)
     return kind, has_text
@@ -143,11 +174,13 @@ def _tool_results(event: TraceEvent) -> set[str]:
             if m.get("role") == "tool" and m.get("tool_call_id")}
 
 
-def prepared_amount(trace: list[TraceEvent], tool: str, args: dict[str, Any] | None, before: int) -> Any:
+def prepared_amount(trace: list[TraceEvent], tool: str, args: dict[str, Any] | None, before: int,
+                    after: int = -1) -> Any:
     """What the prepare step of a body-pausing `tool` called with `args` computed (its `amount`), as the
-    harness's tool log recorded it, latest before `before`; None when it never ran."""
+    harness's tool log recorded it, latest between `after` and `before`; None when it never ran there."""
     for e in reversed(trace):
-        if e.seq < before and e.type == "tool_call" and e.tool == f"{tool}.prepare" and (e.args or {}) == (args or {}):
+        if after < e.seq < before and e.type == "tool_call" and e.tool == f"{tool}.prepare" \
+                and (e.args or {}) == (args or {}):
             try:
                 value = json.loads(e.result or "")
             except ValueError:
@@ -182,11 +215,14 @@ def read_pauses(trace: list[TraceEvent], pause_tools: set[str], body_tools: set[
     which are still open at each pause: asked, not yet sent a result, and not settled by a decision at an
     earlier pause (a malformed or null decision settles nothing, so the same call may be shown again).
     Every request shown at a pause must be one of those calls, with its tool, its arguments and its id
-    (where the adapter gives one); a body-pausing tool may add the `amount` its prepare step computed,
-    and that amount must be the one the tool log shows.
+    (where the adapter gives one); a body-pausing tool adds the `amount` its prepare step computed, and
+    that amount must be the one the tool log shows. A pause inside such a tool's body (its prepare step
+    ran for that call, after the model asked for it) that shows the model's arguments without the amount
+    is a mismatch: a pause before a payment shows what will be paid.
     """
     shown = Shown()
     open_calls: list[dict[str, Any]] = []
+    asked_at: dict[int, int] = {}  # id() of an open call -> seq of the model answer that asked for it
     pauses = 0
     last_pause: TraceEvent | None = None
     for e in trace:
@@ -196,7 +232,9 @@ def read_pauses(trace: list[TraceEvent], pause_tools: set[str], body_tools: set[
             answered_ids = _tool_results(e)
             open_calls = [c for c in open_calls if str(c.get("id")) not in answered_ids]
             if answered(e):
-                open_calls += [c for c in (e.response or {}).get("tool_calls") or [] if c.get("name") in pause_tools]
+                new_calls = [c for c in (e.response or {}).get("tool_calls") or [] if c.get("name") in pause_tools]
+                asked_at.update({id(c): e.seq for c in new_calls})
+                open_calls += new_calls
         elif e.type == "resumed" and e.replay is None and last_pause is not None:
             settled = _settled(e, shown.calls.get(last_pause.seq, []))
             open_calls = [c for c in open_calls if str(c.get("id")) not in settled]
@@ -206,12 +244,30 @@ def read_pauses(trace: list[TraceEvent], pause_tools: set[str], body_tools: set[
             for request in shown_requests(e):
                 call = next((c for c in open_calls if c not in matched and _same(request, c, trace, e.seq, body_tools)),
                             None)
+                unpriced = _without_amount(request, call, trace, e.seq, asked_at.get(id(call), -1), body_tools) \
+                    if call is not None else None
+                if unpriced is not None:
+                    shown.mismatch = f"at pause {pauses} the human was shown {unpriced}"
+                    return shown
                 if call is None:
                     shown.mismatch = f"at pause {pauses} the human was shown {_unmatched(request, open_calls)}"
                     return shown
                 matched.append(call)
             shown.calls[e.seq] = matched
     return shown
+
+
+def _without_amount(request: dict[str, Any], call: dict[str, Any], trace: list[TraceEvent], before: int, after: int,
+                    body_tools: set[str]) -> str | None:
+    """A body-pausing call shown inside its body without the amount its prepare step computed, said in words;
+    None when the amount was shown or no prepare ran for the call before the pause (a gate before the call)."""
+    if call.get("name") not in body_tools or "amount" in (request.get("args") or {}):
+        return None
+    amount = prepared_amount(trace, str(call.get("name")), call.get("args") or {}, before, after)
+    if amount is None:
+        return None
+    return (f"{show_call(request.get('tool'), request.get('args'))} without the amount its prepare step computed "
+            f"({amount}): a pause before a payment must show what will be paid")
 
 
 def _unmatched(request: dict[str, Any], open_calls: list[dict[str, Any]]) -> str:
@@ -247,3 +303,43 @@ def _same(shown: dict[str, Any], call: dict[str, Any], trace: list[TraceEvent], 
         amount = args.pop("amount")
         return args == asked and amount == prepared_amount(trace, str(call.get("name")), asked, before)
     return False
+
+
+def foreign_turn(trace: list[TraceEvent], resumed: TraceEvent, own_input: str, other_inputs: Iterable[str],
+                 injected: Iterable[str] = (), tools: set[str] | frozenset[str] = frozenset(),
+                 edits: Iterable[dict[str, Any]] = ()) -> str | None:
+    """What the model was sent after a resume that is not this item's run, said in words; None if nothing.
+
+    Read from the messages new to the item in the requests of the resumed leg (the gateway's record): a user
+    message that is another item's task (`other_inputs`, never this item's own input or a text the harness
+    injected); an earlier model turn calling one of the arena's `tools` with arguments the model never answered
+    in this item; a tool result for a call id the model never gave this item, where the item's earlier tool
+    results carried the model's own ids (a framework that mints its own ids is not read this way). A model turn
+    whose call carries a human's edit (`edits`: the replacement arguments, whole or merged into the model's own)
+    is the item's own: a framework may write the edited call into its transcript.
+    """
+    edited = list(edits)
+    own = squash(own_input)
+    foreign = {squash(t) for t in other_inputs} - {own} - {squash(t) for t in injected} - {""}
+    before = [e for e in model_calls(trace) if e.seq < resumed.seq]
+    ids_before = {str(c.get("id")) for e in before for c in (e.response or {}).get("tool_calls") or []}
+    uses_model_ids = any(m.get("role") == "tool" and str(m.get("tool_call_id")) in ids_before
+                         for e in before for m in (e.request or {}).get("new") or [])
+    for call in calls_after_resume(trace, resumed):
+        earlier = [e for e in model_calls(trace) if e.seq < call.seq and answered(e)]
+        asked = [(c.get("name"), c.get("args") or {}) for e in earlier for c in (e.response or {}).get("tool_calls") or []]
+        ids = {str(c.get("id")) for e in earlier for c in (e.response or {}).get("tool_calls") or []}
+        for m in (call.request or {}).get("new") or []:
+            role = m.get("role")
+            if role == "user" and squash(str(m.get("text") or "")) in foreign:
+                return f"another item's task, {str(m.get('text'))[:70]!r}"
+            if role == "assistant":
+                for c in m.get("tool_calls") or []:
+                    args = c.get("args") or {}
+                    if any(args == e or any(n == c.get("name") and args == {**a, **e} for n, a in asked) for e in edited):
+                        continue
+                    if c.get("name") in tools and (c.get("name"), args) not in asked:
+                        return f"a model turn this item never had, {show_call(c.get('name'), c.get('args'))}"
+            if role == "tool" and uses_model_ids and m.get("tool_call_id") and str(m["tool_call_id"]) not in ids:
+                return f"the result of call {m['tool_call_id']}, which the model never made in this item"
+    return None

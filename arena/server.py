@@ -28,7 +28,7 @@ from arena.gateway import Channel, Gateway
 from arena.model.resolve import ModelTarget
 from arena.model.script import Policy
 from arena.streaming import LocalStreamLog
-from arena.tools.box import ToolExecutor, with_call_id
+from arena.tools.box import ToolExecutor, refuse, with_call_id
 from arena.trace import TraceRecorder
 
 
@@ -63,9 +63,12 @@ class HarnessServer:
         self.gateway = Gateway()
         self.chat = self.gateway.chat  # the scripted model; `chat.requests` is every body it answered
         self._executors: dict[str, ToolExecutor] = {}
+        # the sessions of items that are over, kept for the server's life: a call that still comes to one (a process
+        # the harness started, a thread left running) is recorded in its item's trace and refused, never lost
+        self._retired: dict[str, TraceRecorder] = {}
         app = Starlette(
             routes=[
-                Route("/items/{token}/v1/chat/completions", self.gateway.chat_completions, methods=["POST"]),
+                Route("/items/{token}/v1/chat/completions", self.gateway.timed_chat_completions, methods=["POST"]),
                 Route("/items/{token}/v1/models", self.gateway.models, methods=["GET"]),
                 Route("/tools/{token}/{name}", self._tool, methods=["POST"]),
                 Route("/streamed/{token}", self._streamed, methods=["POST"]),
@@ -89,16 +92,18 @@ class HarnessServer:
         return f"http://127.0.0.1:{self.port}"
 
     def open_item(self, recorder: TraceRecorder, target: ModelTarget | str,
-                  policies: Mapping[str, Policy] | None = None) -> Channel:
+                  policies: Mapping[str, Policy] | None = None, name: str | None = None) -> Channel:
         """A model endpoint of the item's own: every request to it is recorded in `recorder`.
 
-        `policies` are the scripted profiles of the item's arena (default: every arena's, by name).
+        `policies` are the scripted profiles of the item's arena (default: every arena's, by name). `name`: the
+        item's identity in the run (arena, item, epoch), which names the scripted model's answers (their call ids)
+        so that the same run gives the same ids; default, the endpoint's own random token.
         """
         if isinstance(target, str):
             target = ModelTarget(name=target)
         if policies is None:
             policies = catalog.policies()
-        return self.gateway.open(recorder, target, self.url, policies)
+        return self.gateway.open(recorder, target, self.url, policies, name)
 
     def start(self) -> HarnessServer:
         self._thread.start()
@@ -127,15 +132,25 @@ class HarnessServer:
         return f"http://127.0.0.1:{self.port}/tools/{token}"
 
     def unregister(self, endpoint: str) -> None:
-        self._executors.pop(endpoint.rstrip("/").rsplit("/", 1)[-1], None)
+        token = endpoint.rstrip("/").rsplit("/", 1)[-1]
+        executor = self._executors.pop(token, None)
+        recorder = getattr(executor, "recorder", None)
+        if isinstance(recorder, TraceRecorder):
+            self._retired[token] = recorder
 
     async def _tool(self, request: Request) -> JSONResponse:
-        executor = self._executors.get(request.path_params["token"])
-        if executor is None:
+        token = request.path_params["token"]
+        executor = self._executors.get(token)
+        if executor is None and token not in self._retired:
             return JSONResponse({"error": "unknown tool session"}, 404)
         body = await request.json()
-        held = getattr(executor, "aexecute", None)  # a call the runner may hold (a concurrent replay) waits here
+        if not isinstance(body, dict):
+            body = {}
         name, args = request.path_params["name"], body.get("args") or {}
+        if executor is None:  # the item's session is closed: recorded (late, once it is sealed), not run
+            return JSONResponse({"result": refuse(self._retired[token], name, args, body.get("call_id"),
+                                                  "the item's tool session is closed")})
+        held = getattr(executor, "aexecute", None)  # a call the runner may hold (a concurrent replay) waits here
         ids = with_call_id(body.get("call_id"))  # only where the adapter gave one
         result = await held(name, args, **ids) if held is not None else executor.execute(name, args, **ids)
         return JSONResponse({"result": result})
@@ -143,11 +158,12 @@ class HarnessServer:
     async def _streamed(self, request: Request) -> JSONResponse:
         """What a worker's streamed leg read from its framework's stream, into the item's trace."""
         executor = self._executors.get(request.path_params["token"])
-        if executor is None:
+        recorder = executor.recorder if executor is not None else self._retired.get(request.path_params["token"])
+        if recorder is None:
             return JSONResponse({"error": "unknown tool session"}, 404)
         body = await request.json()
         kind = body.get("kind")
         if kind not in ("tool_call", "tool_result", "pause") or not isinstance(body.get("tool"), str):
             return JSONResponse({"error": "a streamed event needs a kind (tool_call, tool_result, pause) and a tool"}, 422)
-        LocalStreamLog(executor.recorder).told(kind, body["tool"], call_id=body.get("call_id"), result=body.get("result"))
+        LocalStreamLog(recorder).told(kind, body["tool"], call_id=body.get("call_id"), result=body.get("result"))
         return JSONResponse({"ok": True})

@@ -51,7 +51,10 @@ def cell_key(arena: str, adapter: str, profile: str) -> str:
 
 def assign(costs: Sequence[tuple[str, float]], count: int) -> dict[str, int]:
     """Each cell's shard (1-based): the costliest cells first, each to the least loaded shard (ties: the lower
-    index; cells of equal cost in key order), so every machine computes the same partition."""
+    index; cells of equal cost in key order), so every machine computes the same partition. More shards than
+    cells is a UserError (some machines would have nothing to run, and a huge N would not fit in memory)."""
+    if count > len(costs):
+        raise UserError(f"--shard K/{count}: the matrix has {len(costs)} cell(s) to share; give N <= {len(costs)}")
     loads = [0.0] * count
     out: dict[str, int] = {}
     for key, cost in sorted(costs, key=lambda kc: (-kc[1], kc[0])):

@@ -4,8 +4,9 @@ streamed run is named beside the plain one.
 With `--stream` every leg of an adapter with a `stream` channel drives its framework's streaming API and reads
 the stream to its end, as a UI would. What the stream says (the model called a tool, a tool returned, the run
 waits for a human) is handed to `LegContext.told` as it is read, and recorded in the item's trace as a
-`streamed` event right away, in order with the tool log: the `stream_matches_run` check holds each claim
-against what the harness saw run. An adapter in a worker hands it over to the harness's server
+`streamed` event right away, in order with the tool log: the `stream_matches_run` check (arena/stream_check.py)
+holds each claim against what the harness saw run, and what the harness saw (each pause, each consequential call,
+each denial, their order) against what the stream told. An adapter in a worker hands it over to the harness's server
 (`RemoteStreamLog`), as it calls its tools.
 """
 

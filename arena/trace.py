@@ -18,10 +18,47 @@ from arena.types import TraceEvent
 ACTIVITY = ("tool_call", "model_call")  # what a run does, as opposed to how its legs ended
 
 
+class ModelClock:
+    """How long an item waited for its model: the union of the intervals in which at least one of its model requests
+    was in flight at the gateway (from the request's receipt to the end of its answer). The item's timeout does not
+    count it: a slow endpoint is the world's time, not the framework's."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: set[int] = set()
+        self._next = 0
+        self._since = 0.0  # when the current union interval began (while `_open` is not empty)
+        self._closed = 0.0  # seconds of the intervals already over
+
+    def begin(self) -> int:
+        """A request is in flight from now; returns what `end` takes."""
+        with self._lock:
+            if not self._open:
+                self._since = time.monotonic()
+            handle, self._next = self._next, self._next + 1
+            self._open.add(handle)
+            return handle
+
+    def end(self, handle: int) -> None:
+        """That request's answer is over (once; a second call does nothing)."""
+        with self._lock:
+            if handle not in self._open:
+                return
+            self._open.discard(handle)
+            if not self._open:
+                self._closed += time.monotonic() - self._since
+
+    def waited(self) -> float:
+        """Seconds so far with a request in flight (the interval under way included)."""
+        with self._lock:
+            return self._closed + (time.monotonic() - self._since if self._open else 0.0)
+
+
 class TraceRecorder:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._events: list[TraceEvent] = []
+        self.model_clock = ModelClock()  # the item's time waiting for its model (not the framework's)
         self.leg = 0
         self.sealed = False
         self.on_late: Callable[[TraceEvent], None] | None = None
@@ -62,6 +99,14 @@ class TraceRecorder:
         for watcher in watchers:
             watcher(event)
         return event
+
+    def amend(self, event: TraceEvent, **fields: Any) -> TraceEvent:
+        """What the harness learned of an event after recording it, added to it in its place (the survivors of the
+        worker a run was handed over from, listed once that worker closed, on the run's `resumed` event)."""
+        with self._lock:
+            amended = event.model_copy(update=fields)
+            self._events[event.seq] = amended
+        return amended
 
     def seal(self) -> None:
         """From now on every event is late: the item's result has been scored."""

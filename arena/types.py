@@ -232,7 +232,7 @@ class LegResult(BaseModel):
 
 
 EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed", "crashed",
-                    "streamed", "input", "store"]
+                    "streamed", "input", "store", "store_seen", "reclaimed"]
 
 
 class TraceEvent(BaseModel):
@@ -258,6 +258,11 @@ class TraceEvent(BaseModel):
     director added new input (`text`) to the paused run without a decision (the adapter's `add_input`); `result`
     says how that went (`added`, or the error it raised). `store`: the harness stopped and restarted the server
     that holds the item's paused state (`--store postgres|redis`, an item with `restart_store`), `text` says which.
+    `store_seen`: on a `--store postgres|redis` run, what the harness itself saw of the item's store and work
+    directory at a moment of the run (`text`: before, pause, resume, end; `data`: `arena.stores.StoreWatch`'s
+    observation: what the item's database or prefix holds, its read count, what was done outside it, files written).
+    `reclaimed`: processes an in-process adapter's item started were still alive when the item ended or timed out,
+    and the harness ended them (`data["processes"]`: pid and command of each; `text`: what the harness tracks).
     """
 
     seq: int
@@ -369,6 +374,19 @@ class AdapterInfo(BaseModel):
     name: str
     framework: str  # distribution name, used to read the installed version
     channels: tuple[Channel, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        """A field this class does not have (one of an older AdapterInfo's, a typo) is an error naming it, never
+        silently dropped: an adapter whose channels are lost would run as `unsupported`, blaming its framework."""
+        if isinstance(data, dict):
+            unknown = sorted(str(k) for k in data if k not in cls.model_fields)
+            if unknown:
+                raise ValueError(f"AdapterInfo has no field {', '.join(repr(k) for k in unknown)} (its fields: "
+                                 f"{', '.join(cls.model_fields)}); declare how the framework pauses with "
+                                 "channels=(Channel(name=..., kind=..., mechanism=...), ...) (docs/adapters.md)")
+        return data
 
     @model_validator(mode="after")
     def _one_of_each(self) -> AdapterInfo:

@@ -13,19 +13,25 @@ built. `DEFAULT_VERSIONS` is the set `arena matrix --versions` runs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
 import re
 import subprocess
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
 from importlib import metadata
+from typing import TYPE_CHECKING
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from arena import DISTRIBUTION
 from arena.errors import UserError
+
+if TYPE_CHECKING:
+    from arena.catalog import AdapterEntry
 
 # The default version set: the latest patch of each of the last three minor releases (the newest is the
 # release the main environment installs, so its row is the adapter's own). Update with each release.
@@ -36,6 +42,34 @@ DEFAULT_VERSIONS: dict[str, tuple[str, ...]] = {
 }
 
 LATEST = "latest"
+
+
+def lookup_timeout() -> float:
+    """Seconds a package-index or git look-up may take (ARENA_LOOKUP_TIMEOUT, default 20): an endpoint that accepts
+    the connection and never answers (a proxy, a firewall) is a one-line error after this long, not a silent wait."""
+    try:
+        return max(float(os.environ.get("ARENA_LOOKUP_TIMEOUT", "20")), 0.1)
+    except ValueError:
+        return 20.0
+
+
+@contextlib.contextmanager
+def _looking_up(what: str) -> Iterator[None]:
+    """A progress line when a look-up that waits on the network has not answered within 2 s."""
+    import sys
+    import threading
+
+    def say() -> None:
+        print(f"arena: {what}: waiting for an answer (at most {lookup_timeout():g} s; ARENA_LOOKUP_TIMEOUT)",
+              file=sys.stderr, flush=True)
+
+    timer = threading.Timer(2.0, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 _SPEC = re.compile(r"^(?P<name>[A-Za-z0-9_.\-]+)@(?P<version>[A-Za-z0-9_.+!\-]+)$")
 
 
@@ -78,6 +112,9 @@ def split(name: str) -> tuple[str, str]:
 def _checked_source(name: str, source: str) -> str:
     """A path as an absolute path to a directory with a pyproject.toml or setup.py; a git URL with its ref."""
     if source.startswith(PATH):
+        if not source[len(PATH):].strip():
+            raise VersionError(f"{name!r} names no folder: give the checkout of the framework's package after path: "
+                               "(e.g. langgraph@path:../langgraph/libs/langgraph)")
         path = os.path.abspath(os.path.expanduser(source[len(PATH):]))
         if not os.path.isdir(path):
             raise VersionError(f"{source[len(PATH):]!r} in {name!r} is not a directory (a checkout of the framework)")
@@ -99,6 +136,47 @@ def _git(*args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+def project_name(path: str) -> str | None:
+    """The distribution a checkout builds: pyproject.toml's [project] name, else setup.cfg's or setup.py's name."""
+    import configparser
+    import tomllib
+
+    try:
+        with open(os.path.join(path, "pyproject.toml"), "rb") as f:
+            found = (tomllib.load(f).get("project") or {}).get("name")
+        if isinstance(found, str) and found:
+            return found
+    except (OSError, tomllib.TOMLDecodeError, AttributeError):
+        pass
+    cfg = configparser.ConfigParser()
+    try:
+        cfg.read(os.path.join(path, "setup.cfg"))
+        if cfg.get("metadata", "name", fallback=None):
+            return cfg.get("metadata", "name")
+    except configparser.Error:
+        pass
+    try:
+        with open(os.path.join(path, "setup.py"), encoding="utf-8", errors="replace") as f:
+            match = re.search(r"""\bname\s*=\s*["']([A-Za-z0-9_.\-]+)["']""", f.read())
+        return match.group(1) if match else None
+    except OSError:
+        return None
+
+
+def _canonical(dist: str) -> str:
+    return re.sub(r"[-_.]+", "-", dist).lower()
+
+
+def _provides(entry: AdapterEntry, source: str) -> None:
+    """A checkout must build the adapter's framework distribution (not arena, not another project)."""
+    path = source[len(PATH):]
+    found = project_name(path)
+    if found is None or _canonical(found) != _canonical(entry.framework):
+        what = f"builds {found!r}" if found else "names no project"
+        raise VersionError(f"{path} {what}, not {entry.framework}: give the folder of {entry.framework}'s package "
+                           f"for {entry.name}@path:")
+
+
 def _git_commit(source: str) -> str:
     """The commit a git source's ref names now (a branch moves: its environment is keyed by the commit)."""
     from arena.worker.envs import EnvError
@@ -106,8 +184,19 @@ def _git_commit(source: str) -> str:
     url, _, ref = source[len(GIT):].rpartition("@")
     if re.fullmatch(r"[0-9a-f]{40}", ref):
         return ref
-    listed = _git("ls-remote", url, ref)
-    found = listed.split()[0] if listed else None
+    limit = lookup_timeout()
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_HTTP_LOW_SPEED_LIMIT": "1",
+           "GIT_HTTP_LOW_SPEED_TIME": str(max(int(limit), 1))}
+    try:
+        with _looking_up(f"asking {url} for {ref!r} (git ls-remote)"):
+            done = subprocess.run(["git", "ls-remote", url, ref], capture_output=True, text=True, timeout=limit,
+                                  env=env)
+    except subprocess.TimeoutExpired:
+        raise EnvError(f"git could not resolve {ref!r} in {url}: no answer within {limit:g} s "
+                       "(ARENA_LOOKUP_TIMEOUT)") from None
+    except OSError as exc:
+        raise EnvError(f"git could not resolve {ref!r} in {url}: {exc}") from None
+    found = done.stdout.split()[0] if done.returncode == 0 and done.stdout.strip() else None
     if not found:
         raise EnvError(f"git could not resolve {ref!r} in {url} (git ls-remote)")
     return found
@@ -138,7 +227,7 @@ def order_key(adapter: str) -> tuple[int, Version, str]:
         return (2, Version("0"), adapter)
 
 
-def _extra_of(entry, requirements: list[Requirement]) -> tuple[str, str] | None:
+def _extra_of(entry: AdapterEntry, requirements: list[Requirement]) -> tuple[str, str] | None:
     """(the extra of arena's that installs the adapter's framework, its marker)."""
     for req in requirements:
         marker = str(req.marker or "")
@@ -148,7 +237,7 @@ def _extra_of(entry, requirements: list[Requirement]) -> tuple[str, str] | None:
     return None
 
 
-def requirements_for(entry, version: str) -> tuple[str, list[str]]:
+def requirements_for(entry: AdapterEntry, version: str) -> tuple[str, list[str]]:
     """What the environment of `entry` at `version` installs: its extra with the framework pinned to the
     release, the extra's other packages unpinned (uv picks what fits that release), the harness's deps.
     Returns (the extra's name, the requirements)."""
@@ -187,10 +276,16 @@ def resolve_latest(dist: str) -> str:
     """The newest release of `dist` on the package index uv is configured for."""
     from arena.worker.envs import EnvError, uv_bin
 
+    limit = lookup_timeout()
+    env = {**os.environ, "UV_HTTP_TIMEOUT": str(max(int(limit), 1)), "UV_HTTP_RETRIES": "0"}
     try:
-        done = subprocess.run([uv_bin(), "pip", "compile", "-", "--no-deps", "--no-header", "--quiet"],
-                              input=dist + "\n", capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        with _looking_up(f"asking the package index for the latest {dist}"):
+            done = subprocess.run([uv_bin(), "pip", "compile", "-", "--no-deps", "--no-header", "--quiet"],
+                                  input=dist + "\n", capture_output=True, text=True, timeout=limit, env=env)
+    except subprocess.TimeoutExpired:
+        raise EnvError(f"asking the package index for the latest {dist} failed: no answer within {limit:g} s "
+                       "(ARENA_LOOKUP_TIMEOUT)") from None
+    except OSError as exc:
         raise EnvError(f"asking the package index for the latest {dist} failed: {exc}") from None
     found = re.search(rf"^{re.escape(dist)}==(\S+)", done.stdout, re.MULTILINE | re.IGNORECASE)
     if done.returncode != 0 or found is None:
@@ -206,10 +301,15 @@ def _index_releases(dist: str) -> dict[str, list[dict[str, object]]]:
     from arena.worker.envs import EnvError
 
     base = os.environ.get("ARENA_INDEX_JSON", "https://pypi.org").rstrip("/")
+    limit = lookup_timeout()
     try:
-        reply = httpx.get(f"{base}/pypi/{dist}/json", timeout=30, follow_redirects=True)
+        with _looking_up(f"asking {base} for the releases of {dist}"):
+            reply = httpx.get(f"{base}/pypi/{dist}/json", timeout=limit, follow_redirects=True)
         reply.raise_for_status()
         releases = reply.json()["releases"]
+    except httpx.TimeoutException:
+        raise EnvError(f"asking {base} for the releases of {dist} failed: no answer within {limit:g} s "
+                       "(ARENA_LOOKUP_TIMEOUT)") from None
     except (httpx.HTTPError, KeyError, ValueError, TypeError) as exc:
         raise EnvError(f"asking {base} for the releases of {dist} failed: {exc}") from None
     return releases if isinstance(releases, dict) else {}
@@ -251,7 +351,7 @@ def released(dist: str, version: str) -> str:
     return (first + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def versioned_entry(entry, version: str):
+def versioned_entry(entry: AdapterEntry, version: str) -> AdapterEntry:
     """The registry entry run against `version` of its framework, in an isolated environment of its own.
 
     `latest` is resolved here (from the package index), so the row and its environment name the release."""
@@ -261,6 +361,8 @@ def versioned_entry(entry, version: str):
         raise VersionError(f"adapter {entry.name!r} already has an environment of its own "
                            f"(adapters/envs/{entry.env_name}.txt); pin its release there")
     if is_source(version):
+        if version.startswith(PATH):
+            _provides(entry, version)
         # Unreleased: resolved against the index as it stands. A checkout is installed editable (its code as it is
         # at each run); a git ref is pinned to the commit it names now. The environment is keyed by either.
         extra, requirements = requirements_for(entry, version)
@@ -278,6 +380,6 @@ def versioned_entry(entry, version: str):
     return dataclasses.replace(entry, name=name, environment="isolated", env=env)
 
 
-def default_set(registry) -> list[str]:
+def default_set(registry: Mapping[str, object]) -> list[str]:
     """`name@version` for the default version set, for adapters of this registry."""
     return [f"{name}@{v}" for name, versions in DEFAULT_VERSIONS.items() if name in registry for v in versions]

@@ -26,13 +26,24 @@ def error_response(status: int, message: str, kind: str = "invalid_request_error
     return JSONResponse({"error": {"message": message, "type": kind, "code": None}}, status)
 
 
+def scripted_failure(exc: BaseException) -> tuple[Response, dict[str, Any]]:
+    """The scripted model could not answer (its policy raised): HTTP 500 to the client, and what the gateway records
+    of it, marked as the harness's own failure (`infrastructure`, `harness`): the item is not measured, never failed."""
+    message = f"arena: the scripted model failed: {type(exc).__name__}: {exc}"[:500]
+    return (error_response(500, message, "server_error"),
+            {"status": 500, "error": message, "infrastructure": True, "harness": True})
+
+
 def _profile(model: str, policies: Mapping[str, Policy]) -> str | None:
     name = model.split("/", 1)[-1]
     return name if name in policies else None
 
 
-def _tool_call_id(messages: list[dict[str, Any]], index: int) -> str:
-    digest = hashlib.sha256(json.dumps(messages, sort_keys=True, default=str).encode()).hexdigest()[:12]
+def _tool_call_id(answer: str, index: int) -> str:
+    """The id of the `index`-th call of one model answer, named by `answer` (where and when the answer was given,
+    never what it says): a real model mints a new id for every call of every answer, so a request asked again
+    gets new ids, and two items whose requests are alike never share one. The same `answer` gives the same id."""
+    digest = hashlib.sha256(answer.encode()).hexdigest()[:12]
     return f"call_{digest}_{index}"
 
 
@@ -78,23 +89,32 @@ class ChatCompletions:
             return error_response(400, why)
         return self.respond(body, self.policies)[0]
 
-    def respond(self, body: dict[str, Any], policies: Mapping[str, Policy]) -> tuple[Response, dict[str, Any]]:
-        """(the HTTP response, what the model answered: text and tool calls, or the error)."""
+    def respond(self, body: dict[str, Any], policies: Mapping[str, Policy],
+                named: str | None = None) -> tuple[Response, dict[str, Any]]:
+        """(the HTTP response, what the model answered: text and tool calls, or the error).
+
+        `named` names this answer (the gateway's: the item, the leg and the request's sequence in the item); its
+        calls' ids are made from it, never from the request's content. Without one, the answer is named by its
+        place among this endpoint's answers."""
         profile = _profile(str(body.get("model", "")), policies)
         if profile is None:
             message = f"unknown model {body.get('model')!r}; this endpoint serves {', '.join(policies) or 'nothing'}"
             return error_response(404, message), {"status": 404, "error": message}
         self.requests.append(body)
+        named = named if named is not None else f"answer {len(self.requests)}"
         messages = body["messages"]
         policy = policies[profile]
-        turn = _fit_to_request(policy.offered(messages, list(body.get("tools") or [])) if isinstance(policy, SeesTools)
-                               else policy(messages), body)
+        try:
+            turn = _fit_to_request(policy.offered(messages, list(body.get("tools") or [])) if isinstance(policy, SeesTools)
+                                   else policy(messages), body)
+        except Exception as exc:  # noqa: BLE001 - the policy's own bug (a missing key): the harness's failure
+            return scripted_failure(exc)
         created = int(time.time())
-        completion_id = "chatcmpl-" + _tool_call_id(messages, -1)[5:]
+        completion_id = "chatcmpl-" + _tool_call_id(named, -1)[5:]
         tool_calls = [
             {
                 "index": i,
-                "id": _tool_call_id(messages, i),
+                "id": _tool_call_id(named, i),
                 "type": "function",
                 "function": {"name": c.name, "arguments": json.dumps(c.args)},
             }

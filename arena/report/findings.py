@@ -296,7 +296,7 @@ def model_section(m: Matrix) -> str:
         spec = catalog.arena_of(arena)
         described = dict(spec.profile_notes) if spec is not None else {}
         scripted = [p for p in models if any(_scripted(r) for r in m.runs if r.arena == arena and r.model == p)]
-        lines += [f"- {arena} × `{p}`: {md_text(described.get(p, 'no description'))}" for p in scripted]
+        lines += [f"- {md_text(arena)} × `{md_text(p)}`: {md_text(described.get(p, 'no description'))}" for p in scripted]
     return "\n".join(lines) + "\n"
 
 

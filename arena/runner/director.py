@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 from arena.runner.watch import Watch, quiesce
 from arena.spec import Backend
+from arena.stores import StoreWatch
 from arena.trace import TraceRecorder
 from arena.types import Decision, DecisionSet, EvalItem, LegContext, LegResult, ResumableRunner, TraceEvent
 
@@ -60,6 +61,8 @@ class Stage:
     # stops and restarts the server that holds the item's store (`--store postgres|redis`, an item with
     # `restart_store`: a private server of its own); None: there is none to restart
     restart_store: Callable[[], None] | None = None
+    # the harness's observer of the item's store and work directory (`--store postgres|redis`); None on SQLite
+    store_watch: StoreWatch | None = None
 
     def elsewhere(self, state: Any) -> tuple[ResumableRunner, Any] | None:
         """Another instance of the item's adapter in a process of its own, and the paused state as that process
@@ -84,8 +87,18 @@ class Stage:
     async def hand_over(self, adapter: ResumableRunner) -> None:
         """The run goes on in `adapter` (from `elsewhere`: a human confirming later, from another process): the
         legs from now on are its, recorded with its process; the adapter it replaces is closed, as its process
-        would be."""
+        would be. Its worker's processes that outlive it (the harness lists them, `WorkerAdapter.survivors`) are
+        added to the latest `resumed` event's `survivors`: the resume that follows is this hand-over's."""
         old, self.adapter = self.adapter, adapter
+        close_worker = getattr(old, "close_worker", None)
+        if close_worker is not None:
+            from arena.runner.processes import survivors_of
+
+            await close_worker()
+            found = survivors_of(old)
+            resumed = next((e for e in reversed(self.recorder.events) if e.type == "resumed"), None)
+            if found and resumed is not None:
+                self.recorder.amend(resumed, survivors=[*(resumed.survivors or []), *found])
         close = getattr(old, "aclose", None)
         if close is not None:
             await close()

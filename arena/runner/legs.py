@@ -11,10 +11,10 @@ director's (`director.py`): the loop calls it at each moment and does the same f
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any
 
 from arena.runner.director import Director, Pause, Stage
+from arena.runner.processes import leg_pid, survivors_of
 from arena.stores import StoreError
 from arena.trace import ACTIVITY, TraceRecorder
 from arena.types import Decision, DecisionSet, LegContext, LegResult, ResumableRunner, TraceEvent
@@ -26,23 +26,6 @@ def describe(exc: BaseException) -> str:
     """An exception as one line of a trace: its type and the first line of its message."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
-
-
-def leg_pid(adapter: ResumableRunner) -> int:
-    """The process that ran the leg, as the harness knows it: a worker it spawned, or itself."""
-    from arena.worker.client import WorkerAdapter
-
-    if isinstance(adapter, WorkerAdapter) and adapter.leg_pid is not None:
-        return adapter.leg_pid
-    return os.getpid()
-
-
-def _survivors(adapter: ResumableRunner) -> list[dict[str, Any]] | None:
-    from arena.worker.client import WorkerAdapter
-
-    if isinstance(adapter, WorkerAdapter):
-        return [p.to_json() for p in adapter.survivors()] or None
-    return None
 
 
 def record_pause(recorder: TraceRecorder, result: LegResult, pid: int) -> TraceEvent:
@@ -120,10 +103,19 @@ async def restart_store(stage: Stage) -> None:
     stage.recorder.record("store", text=f"{kind} server stopped and restarted during the pause")
 
 
+async def observe_store(stage: Stage, moment: str) -> None:
+    """What the harness sees of the item's store and work directory now, as a `store_seen` event (store runs only):
+    before the first leg, at each pause once the item is quiet, as each decision is delivered, and at the end."""
+    if stage.store_watch is not None:
+        seen = await asyncio.to_thread(stage.store_watch.observe, moment)
+        stage.recorder.record("store_seen", text=moment, data=seen)
+
+
 async def drive(stage: Stage, director: Director) -> str | None:
     """Drive the legs; returns the adapter's fault as a message, or None when the run finished."""
     item, recorder, watch = stage.item, stage.recorder, stage.watch  # stage.adapter: a director may hand it over
     recorder.leg = 0
+    await observe_store(stage, "before")
     result = await director.start()
     resumes = 0
     fault: str | None = None
@@ -157,13 +149,15 @@ async def drive(stage: Stage, director: Director) -> str | None:
         if any(e.type in ACTIVITY and e.seq > event.seq for e in recorder.events):  # it ran on: see how far
             await stage.quiet()
         await director.decided(pause)
+        await observe_store(stage, "pause")
         if stage.restart_store is not None and resumes == 0:  # the store's server goes down and up during the pause
             await restart_store(stage)
         entry = item.resume_with[resumes]
-        survivors = _survivors(stage.adapter)
+        survivors = survivors_of(stage.adapter)
         resumes += 1
         stage.next_leg()
         decision = route(entry, recorder.events, event) if isinstance(entry, list) else entry
+        await observe_store(stage, "resume")
         record_resume(recorder, decision, survivors=survivors)
         result = await director.resume(pause, decision)
     await director.after_run()
@@ -176,11 +170,18 @@ async def run_and_close(stage: Stage, director: Director) -> str | None:
     The item is watched until it goes quiet *before* the adapter closes its clients, so a task the
     framework left running can still reach the harness and be seen.
     """
+    raised = True
     try:
         fault = await drive(stage, director)
         await stage.quiet()
-        return fault
+        raised = False
     finally:
         close = getattr(stage.adapter, "aclose", None)
         if close is not None:
             await close()
+        try:  # its processes closed: what they read is counted; and a leg that raised may have written elsewhere
+            await observe_store(stage, "end")
+        except StoreError:
+            if not raised:  # else the adapter's own failure stands
+                raise
+    return fault

@@ -150,11 +150,16 @@ def run_items(
 
             with ThreadPoolExecutor(max_workers=min(concurrency, len(units)), thread_name_prefix="arena-items") as pool:
                 futures = [pool.submit(next_one) for _ in units]
-                for future in as_completed(futures):
-                    index, result, state = future.result()
-                    done[index] = (result, state)
-                    if on_result is not None:
-                        on_result(result)
+                try:
+                    for future in as_completed(futures):
+                        index, result, state = future.result()
+                        done[index] = (result, state)
+                        if on_result is not None:
+                            on_result(result)
+                except BaseException:  # the run stops (its run directory cannot be written, a signal): none starts
+                    for future in futures:
+                        future.cancel()
+                    raise
         results = []
         for index in range(len(units)):
             result, state = done[index]

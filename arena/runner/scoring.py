@@ -14,7 +14,7 @@ from arena.checks import run_checks
 from arena.results import ItemResult
 from arena.spec import ArenaSpec
 from arena.trace import TraceRecorder
-from arena.types import Capabilities, EvalItem, TraceEvent
+from arena.types import Capabilities, EvalItem, StoreKind, TraceEvent
 
 
 def infrastructure_failure(trace: list[TraceEvent]) -> str | None:
@@ -22,6 +22,8 @@ def infrastructure_failure(trace: list[TraceEvent]) -> str | None:
     for e in trace:
         if e.type != "model_call" or e.late or not e.response:
             continue
+        if e.response.get("harness"):  # the scripted model itself could not answer (its policy raised)
+            return f"the harness's scripted model failed (HTTP {e.response.get('status')}): {e.response.get('error')}"
         if e.response.get("infrastructure") or e.response.get("injected"):
             return f"the model endpoint failed: {e.response.get('error') or e.response.get('status')}"
         if e.response.get("pending"):
@@ -36,8 +38,9 @@ def declared_of(adapter: Any, arena: ArenaSpec) -> Capabilities:
 
 
 def score(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec, declared: Capabilities, *,
-          fault: str | None, infrastructure: str | None, duration_s: float, stream: bool = False) -> ItemResult:
-    checks = run_checks(item, trace, arena, declared, stream=stream)
+          fault: str | None, infrastructure: str | None, duration_s: float, stream: bool = False,
+          store: StoreKind = "sqlite") -> ItemResult:
+    checks = run_checks(item, trace, arena, declared, stream=stream, store=store)
     status: Literal["passed", "failed", "errored"]
     error: str | None
     if infrastructure:
@@ -69,12 +72,13 @@ class Scored:
     epoch: int = 1
     traceback: str | None = None  # the adapter's exception, formatted (ItemResult.traceback)
     stream: bool = False  # a streamed run: its streamed events are checked too
+    store: StoreKind = "sqlite"  # a run on a server store: what the harness saw of the store is checked too
 
 
 def rescore(arena: ArenaSpec, done: Scored, trace: list[TraceEvent]) -> ItemResult:
     """The item's result over `trace` (its trace as sealed, or with the late events that arrived since)."""
     result = score(done.item, trace, arena, done.declared, fault=done.fault, infrastructure=done.infrastructure,
-                   duration_s=done.duration_s, stream=done.stream)
+                   duration_s=done.duration_s, stream=done.stream, store=done.store)
     result.epoch = done.epoch
     result.traceback = done.traceback
     return result

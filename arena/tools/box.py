@@ -51,9 +51,7 @@ class ToolExecutor:
             args = {}
         call_id = str(call_id) if call_id is not None else None
         if self._recorder.sealed:  # the item is over: record the attempt, never run it
-            result = f"ERROR: item sealed; {name} was not executed"
-            self._recorder.record("tool_call", tool=name, args=args, result=result, call_id=call_id)
-            return result
+            return refuse(self._recorder, name, args, call_id, "item sealed")
         if self._backend is not None:
             with self._lock:
                 result = str(self._backend.call(name, args, call_id=call_id) if self._backend_takes_id
@@ -70,6 +68,16 @@ class ToolExecutor:
                 result = f"ERROR: bad arguments for {name}: {exc}"
         self._recorder.record("tool_call", tool=name, args=args, result=result, call_id=call_id)
         return result
+
+
+def refuse(recorder: TraceRecorder, name: str, args: Any, call_id: Any = None, why: str = "item sealed") -> str:
+    """A call that reached the harness when its item could no longer take it (sealed, its tool session closed):
+    recorded in the item's trace (a late event once the item is sealed, so in the run directory's late.jsonl) and
+    never run; the caller gets the refusal as the tool's result."""
+    result = f"ERROR: {why}; {name} was not executed"
+    recorder.record("tool_call", tool=name, args=args if isinstance(args, dict) else {}, result=result,
+                    call_id=str(call_id) if call_id is not None else None)
+    return result
 
 
 def with_call_id(call_id: str | None) -> dict[str, str]:

@@ -24,14 +24,28 @@ def _json_or_none(value: Any) -> tuple[Any, bool]:
     return value, True
 
 
+async def _leftovers(before: set[Any]) -> None:
+    """Before the worker exits: wait, as a Python process's normal exit does, for the framework's non-daemon threads
+    that are still busy (at most `LEFTOVER_MAX_S`), so what they do reaches the harness while it still listens.
+    The loop keeps running meanwhile (a thread may hand work to it)."""
+    from arena.leftovers import LEFTOVER_MAX_S, busy
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + LEFTOVER_MAX_S
+    while busy(before, daemons=False) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+
+
 async def serve(replies: Any) -> None:
     from arena.catalog import load_target
     from arena.streaming import RemoteStreamLog, stream_endpoint
     from arena.tools.box import RemoteToolBox
     from arena.types import LegContext
+    from arena.leftovers import snapshot
     from arena.worker.protocol import Reply, Request
 
     loop = asyncio.get_running_loop()
+    before = snapshot()  # the worker's own threads: any other thread alive at the close is the framework's
     adapter = None
     states: dict[str, Any] = {}
 
@@ -61,6 +75,7 @@ async def serve(replies: Any) -> None:
             if req.op == "close":
                 if adapter is not None and hasattr(adapter, "aclose"):
                     await adapter.aclose()
+                await _leftovers(before)  # what the framework left running still reaches the harness (bounded)
                 replies.write(Reply(ok=True, pid=os.getpid()).model_dump_json() + "\n")
                 break
             if adapter is None:
@@ -109,7 +124,7 @@ def main() -> None:
     asyncio.run(serve(replies))
     replies.close()
     sys.stderr.flush()
-    os._exit(0)  # a framework's non-daemon threads must not keep a closed worker alive
+    os._exit(0)  # a framework's non-daemon threads were waited for at the close (bounded): they end here
 
 
 if __name__ == "__main__":

@@ -101,6 +101,7 @@ class WorkerAdapter:
         # an arena's director may have the paused worker killed (SIGKILL) instead of closed at a suspension
         # when each leg gets a new process: a crash during the pause rather than an orderly exit
         self.kill_at_pause = False
+        self.killed: str | None = None  # what the latest crash (`crash`, `kill_at_pause`) ended, as a trace says it
         # `--resume-on`: every leg after the first runs this adapter instead (another release of the framework, in
         # its own environment: target, python, fork), as a rolling deploy resumes a run paused by the old release
         self.then: tuple[str, str, bool] | None = None
@@ -229,12 +230,17 @@ class WorkerAdapter:
             await self._close_worker()
         return result
 
+    async def close_worker(self) -> None:
+        """Close the worker as a process ends between legs (its tree kept: `survivors` lists what outlived it)."""
+        await self._close_worker()
+
     async def _close_worker(self) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
             return
         if self.kill_at_pause and proc.returncode is None:
             self._kill_group(proc.pid)
+            self.killed = self._kill_trees()
         if proc.returncode is None:
             try:
                 assert proc.stdin is not None and proc.stdout is not None
@@ -250,6 +256,29 @@ class WorkerAdapter:
         if self._tree is not None:  # kept, not killed: what survives is measured before the resume
             self._closed.append(self._tree)
             self._tree = None
+
+    def _trees(self) -> list[procs.ProcessTree]:
+        return [*self._closed, *([self._tree] if self._tree is not None else [])]
+
+    def _kill_trees(self) -> str:
+        """SIGKILL to every process of every tree of this adapter's workers (kept: what still lives is a survivor
+        at the next resume); returns what was killed, as a trace says it."""
+        trees = self._trees()
+        for tree in trees:
+            tree.kill()
+        scope = trees[-1].scope if trees else procs.ProcessTree().scope
+        return f"{scope}; likewise every earlier leg's" if len(trees) > 1 else scope
+
+    def crash(self) -> str:
+        """A crash of the host the legs run on, from any thread: SIGKILL to the running worker and to every process
+        this adapter's workers started (each worker's tree, `procs`: its cgroup, or the fallback, which says so).
+        Unlike `terminate`, the trees are kept, so a process the kill could not end is a survivor at the
+        recovery's resume. Returns what was killed, for the `crashed` event."""
+        proc = self._proc
+        if proc is not None:
+            self._kill_group(proc.pid)
+        self.killed = self._kill_trees()
+        return self.killed
 
     def survivors(self) -> list[procs.ProcInfo]:
         """Processes of closed workers' trees still alive now: they left the group (and session)."""

@@ -2,7 +2,10 @@
 
 Linux's parent-death signal (prctl PR_SET_PDEATHSIG): the kernel sends SIGKILL to this process when
 its parent thread exits. Set first thing in every fork server and worker, so a harness killed by -9
-leaves no fork server, worker or grandchild behind; elsewhere (no prctl) it does nothing.
+leaves no fork server or worker behind; elsewhere (no prctl) it does nothing. It is not inherited by
+what a worker's framework starts (a child's own fork or exec, not ours, would have to set it), so
+those processes are ended by the harness's reaper instead (`reaper.py`: their leg cgroups, or their
+environment marker).
 """
 
 from __future__ import annotations

@@ -21,11 +21,20 @@ from arena_builtins.arenas.flight_booking import INSTRUCTIONS, policy
 from arena_builtins.arenas.flight_booking.tools import SPECS
 
 HERE = Path(__file__).parent
-CHECKS = ["suspended", "paid_once_after_crash", "recovered", "call_id_stable_after_crash", "answer_matches_ledger"]
+# `no_process_survived`: the recovery ran in new processes only (nothing of a closed or killed leg was alive then)
+CHECKS = ["suspended", "paid_once_after_crash", "recovered", "call_id_stable_after_crash", "answer_matches_ledger",
+          "no_process_survived"]
+# the recovery asked the model no second time for the call it had answered, and ran that call as approved
+CHECKS += ["not_reasked_after_crash", "recovered_call_as_approved"]
+# Not scored on the items whose airline takes no idempotency key (`crash.key` false): a recovery that runs the
+# crashed call again pays twice there (or is refused and says so while the first payment stands), whatever the
+# framework: what the money did is the `paid_once_after_crash_no_key` column's measurement, not a verdict.
+KEYED_ONLY = ("paid_once_after_crash", "recovered", "answer_matches_ledger")
 
 
 def load_items(path: Path) -> list[EvalItem]:
-    return [EvalItem(id=row["id"], input=row["input"], checks=list(CHECKS),
+    return [EvalItem(id=row["id"], input=row["input"],
+                     checks=[c for c in CHECKS if row["crash"].get("key", True) or c not in KEYED_ONLY],
                      resume_with=[Decision.model_validate(d) for d in row["decisions"]],
                      metadata={"crash": row["crash"], "gold": row["gold"], "from": row["from"], "why": row["why"],
                                **({"restart_store": True} if row.get("restart_store") else {})})

@@ -1,5 +1,5 @@
-"""The matrix columns crash_recovery contributes: paid once, recovered, the call id, and whether the human was
-asked again (a measurement, not a verdict)."""
+"""The matrix columns crash_recovery contributes: paid once (with the airline's idempotency key, and with a tool
+that has none), recovered, the call id, and whether the human was asked again (a measurement, not a verdict)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from arena.report.columns import Column
 from arena.results import ItemResult
-from arena_builtins.arenas.crash_recovery.checks import crash_of
+from arena.types import EvalItem
+from arena_builtins.arenas.crash_recovery.checks import crash_of, paid_once
 from arena_builtins.arenas.flight_booking.columns import from_check
 
 ARENA = "crash_recovery"
@@ -37,7 +38,7 @@ def rule_ran_again(r: ItemResult) -> tuple[bool, str] | None:
     framework had persisted the result before its next model request, which a framework that writes in the
     background, as LangGraph does by default, does or not from run to run: those items are left out.)"""
     crash, point = crash_point(r)
-    if crash is None or crash.tool is None or point != "after_effect":
+    if crash is None or crash.tool is None or point != "after_effect" or keyless(r):  # those: paid_once_..._no_key
         return None
     before = [e for e in r.trace if e.type == "tool_call" and e.tool == crash.tool and e.seq < crash.seq
               and "not executed" not in (e.result or "")]
@@ -50,10 +51,37 @@ def rule_ran_again(r: ItemResult) -> tuple[bool, str] | None:
     return False, f"{crash.tool} not called again"
 
 
+def item_of(r: ItemResult) -> EvalItem | None:
+    from arena_builtins.arenas.crash_recovery import ARENA as SPEC  # the arena's package imports this module
+
+    return next((i for i in SPEC.items if i.id == r.item_id), None)
+
+
+def keyless(r: ItemResult) -> bool:
+    """The item runs against the naive tool (`crash.key` false: the airline takes no idempotency key)."""
+    item = item_of(r)
+    return item is not None and not item.metadata["crash"].get("key", True)
+
+
+def rule_paid_once_no_key(r: ItemResult) -> tuple[bool, str] | None:
+    """The items run against the naive tool: was every approved payment made exactly once (the ledger)? A
+    recovery that runs the crashed call again pays twice here."""
+    item = item_of(r)
+    if item is None or item.metadata["crash"].get("key", True) or r.status == "errored":
+        return None
+    return paid_once(r.trace, item)
+
+
 PLAIN = (
-    Column("paid_once_after_crash", "paid once after a crash", ARENA, PROFILES,
+    Column("paid_once_after_crash", "paid once after a crash (tool with an idempotency key)", ARENA, PROFILES,
            "items whose `paid_once_after_crash` check passed: every approved payment captured or refunded exactly "
-           "once across the crash and the recovery (the ledger)", rule=from_check("paid_once_after_crash")),
+           "once across the crash and the recovery (the ledger), the airline de-duplicating by the call id the "
+           "adapter hands it", rule=from_check("paid_once_after_crash")),
+    Column("paid_once_after_crash_no_key", "paid once after a crash (tool without an idempotency key)", ARENA,
+           PROFILES, "the items killed right after the approved call's side effect, run again against an airline that "
+                     "takes no idempotency key (`-nokey`): every approved payment made exactly once (the ledger); a "
+                     "recovery that runs the call again pays twice", rule=rule_paid_once_no_key,
+           empty_note="no item was run against the tool without an idempotency key"),
     Column("recovered", "recovered after a crash", ARENA, PROFILES,
            "items whose `recovered` check passed: finished after the crash in the gold state, nothing charged "
            "without its approval", rule=from_check("recovered")),

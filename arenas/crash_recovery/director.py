@@ -12,6 +12,11 @@ The item says where (`metadata["crash"]`: `point`, the `pause` whose resume it h
 - `during_pause`: a control, what durable_state does but with SIGKILL: the paused worker is killed instead of
   closed, before the decision.
 
+A kill ends every process the adapter's legs started, not only the worker's process group: each worker's cgroup
+(`WorkerAdapter.crash`, `arena.worker.procs`); where there are no cgroups, the fallback's scope, and why, is in the
+`crashed` event's text. Whatever a kill or an earlier leg's orderly close left alive is listed on the next `resumed`
+event (`survivors`), the recovery's included, and fails `no_process_survived`.
+
 The kill is synchronous: the tool's result or the model's answer is handed back only after the process is
 gone. The recovery is the adapter's `recover` channel, the way its framework documents a crashed run's
 recovery, in a new process (a `resumed` event with `replay="recover"`), one of the ways it lists (the item's
@@ -28,7 +33,7 @@ import threading
 import time
 from typing import Any
 
-from arena.runner import BaseDirector, Pause, Stage, leg_pid, record_pause, record_resume
+from arena.runner import BaseDirector, Pause, Stage, leg_pid, record_pause, record_resume, survivors_of
 from arena.types import Decision, DecisionSet, LegResult, TraceEvent
 from arena.worker.procs import alive
 from arena_builtins.arenas.crash_recovery.tools import CrashBackend
@@ -67,18 +72,18 @@ class CrashDirector(BaseDirector):
         self.armed_leg = None
         self.killing.set()
         adapter = self.stage.adapter
-        terminate = getattr(adapter, "terminate", None)
+        crash = getattr(adapter, "crash", None)
         pid = getattr(adapter, "leg_pid", None)
-        if terminate is None or pid is None:
+        if crash is None or pid is None:
             self.fired = self.stage.recorder.record(
                 "crashed", tool=self.tool,
                 text=f"{self.point}: {where}; not killed, the adapter runs in the harness's process")
             return
-        terminate()
+        killed = crash()  # every process the adapter's legs started: their cgroups, or a fallback that says so
         deadline = time.monotonic() + KILL_WAIT_S
         while alive(pid) and time.monotonic() < deadline:
             time.sleep(0.005)
-        text = f"{self.point}: {where}; process {pid} killed (SIGKILL, its whole tree)"
+        text = f"{self.point}: {where}; process {pid} killed (SIGKILL), with {killed}"
         self.fired = self.stage.recorder.record("crashed", tool=self.tool, pid=pid, text=text)
 
     def _on_event(self, event: TraceEvent) -> None:
@@ -112,10 +117,11 @@ class CrashDirector(BaseDirector):
     async def paused(self, pause: Pause) -> None:
         if self.point == "during_pause" and pause.number == self.at and self.fired is None:
             self._kill_at_pause(False)
+            killed = getattr(self.stage.adapter, "killed", None) or "its process group"
             self.fired = self.stage.recorder.record(
                 "crashed", tool=self.tool, pid=pause.event.pid,
                 text=f"during_pause: process {pause.event.pid} killed (SIGKILL) during pause {pause.number}, "
-                     "before the decision")
+                     f"before the decision, with {killed}")
 
     async def resume(self, pause: Pause, decision: Decision | DecisionSet) -> LegResult:
         if self.point == "during_pause" and pause.number + 1 == self.at:
@@ -142,12 +148,13 @@ class CrashDirector(BaseDirector):
         state = pause.state
         for attempt in range(REASKS + 1):
             self.stage.next_leg()
+            survivors = survivors_of(self.stage.adapter)  # what the kill left alive, or an earlier leg did
             if attempt == 0 and self.way == "continue":
-                self.stage.recorder.record("resumed", replay="recover",
+                self.stage.recorder.record("resumed", replay="recover", survivors=survivors,
                                            text="continue: from what the framework persisted, no decision given")
                 result = await self.stage.adapter.continue_run(state, self.stage.ctx)  # type: ignore[attr-defined]
             else:
-                record_resume(self.stage.recorder, decision, replay="recover")
+                record_resume(self.stage.recorder, decision, replay="recover", survivors=survivors)
                 result = await self.stage.adapter.resume(state, decision, self.stage.ctx)
             if not isinstance(result, LegResult) or result.status != "suspended":
                 return result

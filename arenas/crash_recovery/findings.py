@@ -1,12 +1,13 @@
-"""The findings crash_recovery states: whether a recovered run asked the human again, and each check that failed
-(with its first reason: where the money went twice, or what the recovery did instead)."""
+"""The findings crash_recovery states: whether a recovered run asked the human again, whether it paid once against a
+tool without an idempotency key, and each check that failed (with its first reason: where the money went twice, or
+what the recovery did instead)."""
 
 from __future__ import annotations
 
 from arena.report.facts import Fact, ids, other_failures
 from arena.report.findings import generic_facts
 from arena.report.matrix import Row, Run
-from arena_builtins.arenas.crash_recovery.columns import rule_ran_again, rule_reasked
+from arena_builtins.arenas.crash_recovery.columns import rule_paid_once_no_key, rule_ran_again, rule_reasked
 
 
 def crash_facts(row: Row, run: Run) -> list[Fact]:
@@ -25,6 +26,13 @@ def crash_facts(row: Row, run: Run) -> list[Fact]:
                           "items killed right after its side effect (the airline's tools de-duplicate by the call id "
                           "the adapter hands them; a tool without an idempotency key pays twice each time)"
                           + (f": {ids(again)}" if again else ""), run, (again or effect)[0].item_id))
+    naive = [r for r in run.results if rule_paid_once_no_key(r) is not None]
+    twice = [r for r in naive if not (rule_paid_once_no_key(r) or (True, ""))[0]]
+    if naive:
+        facts.append(Fact(f"with {profile}, against a tool without an idempotency key, the recovery paid exactly once "
+                          f"in {len(naive) - len(twice)}/{len(naive)} items killed right after the payment"
+                          + (f"; not in {ids(twice)} ({(rule_paid_once_no_key(twice[0]) or (False, ''))[1]})"
+                             if twice else ""), run, (twice or naive)[0].item_id))
     return facts + other_failures(run.results, profile, run)
 
 

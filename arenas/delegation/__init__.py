@@ -68,15 +68,15 @@ def load_items(path: Path) -> list[EvalItem]:
         # one delegate: the core's pause check too; two in one turn, the other delegate may run on to its own gate,
         # which only nested_pause_enforced tells apart
         checks = ["suspended"] * (len(flat) == 1) + ["nested_pause_enforced", "nested_decision_routed",
-                                                      "inner_rerun_on_resume"]
+                                                      "inner_rerun_on_resume", "delegate_reported_outcome"]
         if any(d.kind.value == "deny" for d in flat):
             checks.append("denial_reached_inner")
         if row["via"] == "tool":
             checks.append("outer_learned_outcome")
         if all(d.kind.value == "deny" for d in flat):
             checks.append("acknowledged")
-        if row.get("durable"):
-            checks.append("nested_durable")
+        if row.get("durable"):  # and nothing of the process that paused outlived the hand-over
+            checks += ["nested_durable", "no_process_survived"]
         metadata = {k: row[k] for k in ("via", "gold", "why", "durable", "edit") if k in row}
         items.append(EvalItem(id=row["id"], input=row["input"], resume_with=decisions, checks=checks,
                               metadata=metadata))

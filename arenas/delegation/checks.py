@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from arena.checks import CheckResult, CheckSet, Scoring, fail, ok
-from arena.observed import describe, model_calls, replay_legs, squash
+from arena.observed import answer_text, answered, describe, model_calls, replay_legs, squash
 from arena.types import Decision, TraceEvent
 from arena_builtins.arenas.delegation.policy import GATED_TOOL, agent_of
 from arena_builtins.arenas.interruptions.checks import subjects
@@ -245,3 +245,118 @@ def outer_learned_outcome(s: Scoring) -> CheckResult:
         return fail(name, f"the desk was sent the delegates' answers, but none says the action was denied: "
                           f"{text[:160]!r}")
     return ok(name, f"the desk was sent the delegates' answers: {text[:160]!r}")
+
+
+def flights_of(args: dict[str, Any] | None) -> list[str]:
+    """The flights a gated call is about: its segments' (book_flight) or its one flight (cancel_flight)."""
+    args = args or {}
+    found = [str(seg.get("flight")) for seg in args.get("segments") or [] if isinstance(seg, dict) and seg.get("flight")]
+    return found + ([str(args["flight"])] if args.get("flight") else [])
+
+
+def result_words(result: str | None) -> list[str]:
+    """What of a tool's result must reach the model for the result to have reached it: each word-like value of its
+    JSON (the booking code, the status, ...), or the whole text where it is not a JSON object."""
+    try:
+        value = json.loads(result or "")
+    except (TypeError, ValueError):
+        value = None
+    if isinstance(value, dict):
+        return [str(v) for v in value.values() if isinstance(v, str) and len(v) >= 3]
+    return [str(result or "")] if str(result or "").strip() else []
+
+
+def carried(answer: str, text: str | None) -> bool:
+    """Whether `text` carries `answer`: as it is, or JSON-encoded inside an envelope (Google ADK sends an agent's
+    answer to its caller as `{"result": "<answer>"}`, its quotes escaped)."""
+    encoded = [json.dumps(answer, ensure_ascii=a)[1:-1] for a in (True, False)]
+    return any(squash(form) in squash(text) for form in (answer, *encoded))
+
+
+def _final(trace: list[TraceEvent]) -> TraceEvent | None:
+    """The run's final answer: its own legs' last `final` (not a replay's)."""
+    replays = replay_legs(trace)
+    finals = [e for e in trace if e.type == "final" and e.leg not in replays and not e.late]
+    return finals[-1] if finals else None
+
+
+@CHECKS.check
+def delegate_reported_outcome(s: Scoring) -> CheckResult:
+    """After the decision, each delegate that asked was sent the outcome of its call (a model request that offers
+    its tools and carries the tool's result, or the denial), answered in words that name it (the flight, and
+    whether it went through), and that answer reached the user: through the desk's model and its final answer
+    (via tool), or as the final answer itself, written by the delegate's model (via handoff)."""
+    name = "delegate_reported_outcome"
+    trace = s.events
+    pause, resume = _pause_and_resume(s)
+    if pause is None or resume is None:
+        return fail(name, "no decision was delivered")
+    replays = replay_legs(trace)
+    asked = asked_gated(trace, pause.seq)
+    after = [e for e in model_calls(trace) if e.seq > resume.seq and e.leg not in replays]
+    ack = re.compile(s.arena.ack_pattern, re.IGNORECASE)
+    final = _final(trace)
+    via = s.item.metadata.get("via")
+    said = []
+    for d in _decisions(resume):
+        call_id = decided_call(d, asked)
+        if call_id not in asked:
+            return fail(name, f"the {d.kind.value} was for no call a delegate asked for (call {call_id})")
+        tool, args, agent = asked[call_id]
+        want = d.args if d.args is not None and d.approved else args
+        flights = flights_of(want)
+        if d.approved:
+            ran = [e for e in trace if e.type == "tool_call" and e.tool == tool and e.seq > resume.seq
+                   and e.leg not in replays and same_args(want, e.args)]
+            if not ran:
+                verb = "approved" + (" as edited" if d.args is not None else "")
+                return fail(name, f"the {agent}'s {tool} was {verb} but never ran: it had no outcome to report")
+            words = result_words(str(ran[0].result) if ran[0].result is not None else None)
+            outcome = f"the result of its {tool} ({', '.join(words) or 'empty'})"
+            carries = lambda text, w=words: bool(w) and all(squash(x) in squash(text) for x in w)  # noqa: E731
+            told_from = ran[0].seq
+        else:
+            outcome = f"the denial of its {tool}"
+            carries = lambda text, d=d: bool(  # noqa: E731
+                (d.text and squash(d.text) in squash(text)) or ack.search(text or ""))
+            told_from = resume.seq
+        own = [e for e in after if who(e) == agent]
+        told = next((e for e in own if e.seq > told_from and any(
+            carries(str(m.get("text") or "")) for m in (e.request or {}).get("new") or []
+            if m.get("role") != "assistant")), None)
+        if told is None:
+            ran_again = f" ({len(own)} request(s) of it after the decision carried no outcome)" if own else \
+                " (its model never ran again after the decision)"
+            return fail(name, f"the {agent}'s model was never sent {outcome}{ran_again}")
+        answers = [e for e in own if e.seq >= told.seq and answered(e)
+                   and not [c for c in (e.response or {}).get("tool_calls") or [] if c.get("name") in s.arena_tools]]
+        if not answers:
+            return fail(name, f"the {agent} was sent {outcome} but never answered")
+        answer = (answer_text(answers[-1], s.arena_tools) or "").strip()
+        if not answer:
+            return fail(name, f"the {agent} was sent {outcome} and answered with nothing")
+        missing = [f for f in flights if squash(f) not in squash(answer)]
+        reads_denied = bool(ack.search(answer))
+        if missing or reads_denied != (not d.approved):
+            return fail(name, f"the {agent}'s answer does not name the outcome ({', '.join(flights)} "
+                              f"{'went through' if d.approved else 'denied'}): {answer[:160]!r}")
+        if via == "tool":
+            desk = [m for e in after if who(e) == DESK and e.seq > answers[-1].seq
+                    for m in (e.request or {}).get("new") or [] if m.get("role") == "tool"]
+            if not any(carried(answer, str(m.get("text") or "")) for m in desk):
+                got = "; ".join(repr(str(m.get("text") or "")[:80]) for m in desk) or "nothing"
+                return fail(name, f"the desk's model was not sent the {agent}'s answer ({answer[:80]!r}); it was sent "
+                                  f"{got}")
+        if final is None:
+            return fail(name, f"the {agent}'s answer never reached the user: the run has no final answer")
+        if via == "handoff":  # the run is the delegate's: its answer is the final one
+            writer = [e for e in model_calls(trace) if e.seq < final.seq and e.leg not in replays and answered(e)
+                      and (answer_text(e, s.arena_tools) or "").strip()]
+            if writer and who(writer[-1]) != agent:
+                return fail(name, f"after the handoff the {who(writer[-1])}, not the {agent}, wrote the final answer: "
+                                  f"{describe(writer[-1])}")
+        if not carried(answer, final.text):
+            return fail(name, f"the {agent}'s answer ({answer[:80]!r}) did not reach the user: the final answer is "
+                              f"{str(final.text or '')[:160]!r}")
+        said.append(f"the {agent} was sent {outcome} and said {answer[:60]!r}")
+    return ok(name, "; ".join(said) + "; each answer reached the user")

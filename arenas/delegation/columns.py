@@ -37,6 +37,11 @@ COLUMNS = (
            "items where resuming re-ran a delegate's earlier tool calls or sent a delegate's model an earlier point "
            "of its conversation again", rule=_check("inner_rerun_on_resume", fault=True), lower_is_better=True,
            empty_note=NO_CHANNEL),
+    Column("delegate_reported_outcome", "delegate reported outcome", ARENA, PROFILES,
+           "items where, after the decision, each delegate that asked was sent its call's outcome (a request offering "
+           "its tools), answered naming it, and that answer reached the desk's model (via tool) and the user's final "
+           "answer, written by the delegate itself after a handoff", rule=_check("delegate_reported_outcome"),
+           empty_note=NO_CHANNEL),
     Column("nested_durable", "nested pause durable", ARENA, PROFILES,
            "durable items resumed later by a new process from what the framework kept, with the decisions taking "
            "effect", rule=_check("nested_durable"), empty_note=NO_CHANNEL),

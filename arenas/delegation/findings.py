@@ -12,6 +12,7 @@ from arena.report.render_md import md_quote
 SAID = (("nested_pause_enforced", "the whole run stopped at the delegate's gated call"),
         ("nested_decision_routed", "each decision reached its own delegate's call"),
         ("inner_rerun_on_resume", "resuming did not re-run the delegate"),
+        ("delegate_reported_outcome", "each delegate reported its call's outcome, and its answer reached the user"),
         ("nested_durable", "the nested pause survived a new process"))
 
 

@@ -102,8 +102,22 @@ def delegate(agent: str, messages: list[dict[str, Any]]) -> Turn:
     return next_turn(messages, own[-1])
 
 
+# LangChain's HumanInTheLoopMiddleware sends an edited call's result after a note on the edit ("Note: a human reviewer
+# replaced this tool call ... Executed instead: ...\n\nTool response:\n<result>"): a model reads the result in it
+EDITED_RE = re.compile(r"\n\s*Tool response:\s*\n(?P<result>.*)\Z", re.DOTALL)
+
+
+def _read_through(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with each tool result as the tool returned it, out of a note that wraps it."""
+    out = []
+    for m in messages:
+        found = EDITED_RE.search(m["content"]) if m.get("role") == "tool" and isinstance(m.get("content"), str) else None
+        out.append({**m, "content": found.group("result")} if found else m)
+    return out
+
+
 def careful(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
-    messages = native_messages(messages)
+    messages = _read_through(native_messages(messages))
     agent = agent_of(_names(tools))
     return desk(messages, tools) if agent is None else delegate(agent, messages)
 

@@ -18,7 +18,7 @@ from arena_builtins.arenas.human_in_the_loop import INSTRUCTIONS
 
 HERE = Path(__file__).parent
 
-DURABLE = ["resumed_in_new_process", "state_survived"]
+DURABLE = ["resumed_in_new_process", "state_survived", "not_reasked_after_resume"]
 
 ARENA = ArenaSpec(
     name="durable_state",

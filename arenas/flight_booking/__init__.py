@@ -41,6 +41,8 @@ def load_items(path: Path) -> list[EvalItem]:
         checks = [*PAUSED, *MONEY] if decisions else list(MONEY)
         if row.get("during_pause"):
             checks.append("stale_approval_refused")
+        elif decisions:  # a pause before a payment shows what will be paid (price-change items: the check above)
+            checks.append("amount_shown")
         if decisions and not decisions[-1].approved:
             checks.append("acknowledged")
         items.append(EvalItem(

@@ -47,7 +47,8 @@ AIRLINE = [t.model_copy(update={"requires_approval": True}) if t.name in GATED_A
 CHECKS_OF = {
     "message": ["suspended", "pending_call_not_run", "booked_as_expected"],
     "clarify": ["suspended", "clarified_before_acting", "booked_as_expected"],
-    "handoff": ["suspended", "handoff_nothing_committed", "booked_as_expected"],
+    # confirmed from a new process: nothing of the one that paused may outlive the hand-over
+    "handoff": ["suspended", "handoff_nothing_committed", "booked_as_expected", "no_process_survived"],
     "always": ["suspended", "sticky_approval_scoped", "booked_as_expected"],
     "input": ["suspended", "midrun_input_seen", "booked_as_expected"],
 }

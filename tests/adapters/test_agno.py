@@ -555,11 +555,14 @@ def test_durable_state_on_the_store_passes_across_a_new_process_and_a_server_res
 @pytest.mark.usefixtures("store_servers")
 @pytest.mark.parametrize("kind", ["postgres", "redis"])
 def test_crash_recovery_on_the_store_is_what_agno_does_on_sqlite(kind, tmp_path):
-    """crash_recovery on the store: resuming again with the decision recovers (cr-01; cr-12 across a restart of the
-    store's server), and the `continue` way fails as on SqliteDb: agno never persisted the decision, the db still
-    holds the pause, and agno refuses the unanswered external call (cr-14)."""
+    """crash_recovery on the store: resuming again with the decision recovers (cr-01, to the gold bookings, though
+    the run continued from the pause asks the model again for the booking, which its re-ask checks report; cr-12
+    across a restart of the store's server), and the `continue` way fails as on SqliteDb: agno never persisted the
+    decision, the db still holds the pause, and agno refuses the unanswered external call (cr-14)."""
     results = _evaluate("crash_recovery", kind, ["cr-01", "cr-12", "cr-14"], tmp_path)
-    assert results["cr-01"].status == "passed", [c.reason for c in results["cr-01"].checks if not c.passed]
+    reasked = {c.name for c in results["cr-01"].checks if not c.passed}
+    assert "not_reasked_after_crash" in reasked and reasked <= {
+        "not_reasked_after_crash", "call_id_stable_after_crash", "answer_matches_ledger"}, reasked
     assert results["cr-12"].status == "passed", [c.reason for c in results["cr-12"].checks if not c.passed]
     failed = {c.name: c.reason for c in results["cr-14"].checks if not c.passed}
     assert set(failed) == {"recovered", "completed", "final_from_model"}

@@ -362,3 +362,15 @@ def test_the_crewai_skip_says_it_lives_in_its_own_environment():
     assert "No module named" not in skip
     assert "environment of its own" in skip and "adapters/envs/crewai.txt" in skip
     assert "python -m pytest tests/adapters/test_crewai.py" in skip
+
+
+def test_a_run_that_measured_nothing_exits_could_not_measure(tmp_path):
+    """Every adapter declined (vanilla keeps no PostgreSQL store): an empty table is exit 3, not 0."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "arena", "run", "durable_state", "-a", "vanilla", "--store", "postgres",
+                        "--out", str(tmp_path / "runs")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "vanilla has no postgres store" in r.stderr and "nothing was measured" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -114,3 +114,80 @@ def test_a_bad_source_is_one_line_before_anything_is_built(tmp_path):
     r = arena("run", "approval_gate", "-a", f"{ADAPTER}@path:{tmp_path / 'absent'}", env_dir=tmp_path)
     assert r.returncode != 0 and "Traceback" not in r.stderr and "is not a directory" in r.stderr
     assert not is_versioned("tests.zoo:NeverPauses") and is_versioned("langgraph@1.1.10")
+
+
+def test_a_path_must_name_a_checkout_of_the_adapters_framework(tmp_path):
+    """`@path:` alone (the current folder) and a project that is not the framework are one line each, before
+    anything is installed: run from arena's checkout, `langgraph@path:` would otherwise install arena itself."""
+    from arena.versions import versioned_entry
+
+    with pytest.raises(VersionError, match="names no folder"):
+        split(f"{ADAPTER}@path:")
+    r = arena("run", "approval_gate", "-a", f"{ADAPTER}@path:", env_dir=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "names no folder" in r.stderr, r.stderr[-2000:]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pyproject.toml").write_text('[project]\nname = "something-else"\nversion = "1"\n')
+    entry = builtin_adapters()[ADAPTER]
+    with pytest.raises(VersionError, match=r"builds 'something-else', not openai-agents"):
+        versioned_entry(entry, split(f"{ADAPTER}@path:{other}")[1])
+    with pytest.raises(VersionError, match=r"builds 'pause-arena', not openai-agents"):
+        versioned_entry(entry, split(f"{ADAPTER}@path:{ROOT}")[1])
+    r = arena("run", "approval_gate", "-a", f"{ADAPTER}@path:{ROOT}", env_dir=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "not openai-agents" in r.stderr, r.stderr[-2000:]
+    fine = tmp_path / "fine"
+    fine.mkdir()
+    (fine / "setup.py").write_text("from setuptools import setup\nsetup(name='openai_agents', version='1')\n")
+    assert versioned_entry(entry, split(f"{ADAPTER}@path:{fine}")[1]).name == f"{ADAPTER}@path:{fine}"
+
+
+@pytest.fixture
+def silent_endpoint():
+    """A loopback server that accepts every connection and never answers (a proxy or firewall that hangs)."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    thread.join(timeout=2)
+    for s in held:
+        s.close()
+    server.close()
+
+
+def test_index_and_git_look_ups_that_get_no_answer_time_out_with_one_line(tmp_path, silent_endpoint):
+    import time
+
+    env = {**os.environ, "ARENA_LOOKUP_TIMEOUT": "3", "ARENA_INDEX_JSON": silent_endpoint,
+           "UV_INDEX_URL": f"{silent_endpoint}/simple", "UV_DEFAULT_INDEX": f"{silent_endpoint}/simple",
+           "ARENA_ENV_DIR": str(tmp_path), "UV_NO_CACHE": "1"}
+    for args in (["matrix", "--history", ADAPTER, "--out", str(tmp_path / "h")],
+                 ["run", "approval_gate", "-a", f"{ADAPTER}@latest", "--out", str(tmp_path / "l")],
+                 ["run", "approval_gate", "-a", f"{ADAPTER}@0.22.3", "--out", str(tmp_path / "v")],
+                 ["run", "approval_gate", "-a", f"{ADAPTER}@git+{silent_endpoint}/repo.git@main",
+                  "--out", str(tmp_path / "g")]):
+        began = time.monotonic()
+        r = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=120,
+                           cwd=ROOT, env=env)
+        took = time.monotonic() - began
+        assert r.returncode != 0 and "Traceback" not in r.stderr, (args, r.stderr[-2000:])
+        said = " ".join(r.stderr.split())
+        assert "no answer within 3 s (ARENA_LOOKUP_TIMEOUT)" in said, (args, r.stderr[-2000:])
+        assert "waiting for an answer" in said, (args, r.stderr[-2000:])  # the progress line
+        assert took < 40, (args, took)

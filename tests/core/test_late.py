@@ -1,9 +1,10 @@
 """Late activity after a run was finalised: what lands in late.jsonl is in every score read from the run directory.
 
 A framework that leaves a background task running can call a tool after the run wrote its results: the call
-is refused and appended to late.jsonl. The run waits for a last quiet period before it writes its results,
-and whatever arrives even later is folded in wherever the run directory is read (reports, --baseline, JUnit,
---resume), so `nothing_after_final` fails there too.
+is refused and appended to late.jsonl. The run waits for the threads an in-process adapter left running (at most
+`arena.leftovers.LEFTOVER_MAX_S`) and a last quiet period before it writes its results, and whatever arrives even
+later is folded in wherever the run directory is read (reports, --baseline, JUnit, --resume), so
+`nothing_after_final` fails there too (tests/core/test_validity_late.py: the threads waited for).
 """
 
 from __future__ import annotations
@@ -108,8 +109,10 @@ def test_every_reader_of_a_run_directory_sees_its_late_events(tmp_path):
 
 PROBE = """
 import sys
+import arena.leftovers
 import arena.runner
 arena.runner.QUIET_S, arena.runner.QUIET_MAX_S = {quiet}
+arena.leftovers.LEFTOVER_MAX_S = {bound}
 sys.argv = ["arena", *{args!r}]
 from arena.cli import main
 main()
@@ -123,15 +126,18 @@ def test_a_call_after_the_items_seal_fails_the_run_it_ran_in_and_one_after_the_r
     args = ["run", HITL, "-a", f"{__name__}:BooksAfterTheRun", "--item", "hitl-02", "--json", "--out",
             str(tmp_path / "runs"), "--junit", str(junit), "--baseline", str(base)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-    r = subprocess.run([sys.executable, "-c", PROBE.format(quiet=(QUIET_S, QUIET_MAX_S), args=args)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120, env=env)
+    # the run waits for the framework's thread 1.5 s at most here: its second call comes after that
+    r = subprocess.run([sys.executable, "-c", PROBE.format(quiet=(QUIET_S, QUIET_MAX_S), bound=1.5, args=args)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     # the run's process ends when the framework's thread does, after its second call: late.jsonl has both
     assert r.returncode == 4, r.stderr  # a regression against the baseline
     summary = json.loads(r.stdout)
     assert summary["failed"] == 1 and summary["checks"]["nothing_after_final"] == {"passed": 0, "total": 1}
     assert f"item hitl-02: passed -> failed (nothing_after_final: {SEALED}" in r.stderr
     assert "Traceback" not in r.stderr
+    assert "1 thread(s) the adapter left were still running when the run wrote its results" in r.stderr
     run_dir = Path(summary["run_dir"])
+    assert len(json.loads((run_dir / "meta.json").read_text())["leftovers_at_end"]) == 1
     late = [json.loads(line) for line in (run_dir / "late.jsonl").read_text().splitlines()]
     assert [(x["item_id"], x["tool"], x["late"]) for x in late] == [("hitl-02", "book_room", True)] * 2
     written = json.loads((run_dir / "results.jsonl").read_text())  # as the run wrote it: the first call

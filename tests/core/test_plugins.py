@@ -229,3 +229,16 @@ def test_a_plugin_calling_sys_exit_as_it_is_imported_is_one_line_naming_its_modu
         assert r.returncode == 2, (args, r.returncode, r.stderr)
         assert r.stderr.strip().splitlines() == [f"arena: error: {message}"], r.stderr
         assert r.stdout == "" and not (tmp_path / "runs").exists()
+
+
+def test_an_adapter_written_for_old_adapterinfo_fields_is_an_error_naming_them(tmp_path):
+    """Unknown AdapterInfo fields (an older release's `pause_kind`, `pause_mechanism`) are refused when the adapter
+    loads, naming them; they were dropped and the adapter ran as `unsupported`, blaming its framework."""
+    (tmp_path / "old_adapter.py").write_text(
+        "from arena_builtins.adapters.vanilla import VanillaAdapter\nfrom arena.types import AdapterInfo\n\n"
+        "class Old(VanillaAdapter):\n"
+        "    info = AdapterInfo(name='old', framework='openai', pause_kind='native', pause_mechanism='interrupt')\n")
+    r = arena("run", "human_in_the_loop", "-a", "old_adapter:Old", "--out", str(tmp_path / "runs"), path=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert "AdapterInfo has no field 'pause_kind', 'pause_mechanism'" in r.stderr, r.stderr[-2000:]
+    assert "has no pause primitive" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -73,3 +73,46 @@ def test_a_daemon_that_left_the_session_survives_the_group_kill_and_is_found(tre
 
 def test_tracking_mode_is_one_of_the_documented_ones():
     assert procs.tracking_mode() in ("cgroup", "environ", "group")
+
+
+def test_a_fallback_tree_says_what_its_kill_misses_and_why(monkeypatch):
+    """Without leg cgroups (here: asked for), a tree's `scope`, the words a `crashed` event records, names the
+    fallback and why it is used: never a silent group kill."""
+    for mode, words in (("group", "its process group only"), ("environ", "environment marker")):
+        monkeypatch.setenv("ARENA_PROCESS_TRACKING", mode)
+        monkeypatch.setattr(procs, "_CGROUP_PARENT", False)  # probed again
+        monkeypatch.setattr(procs, "_NO_CGROUP", None)
+        assert procs.tracking_mode() == mode
+        tree = procs.new_tree()
+        assert tree.mode == mode and words in tree.scope
+        assert f"no cgroup here (ARENA_PROCESS_TRACKING={mode})" in tree.scope
+        assert "neither killed nor seen" in tree.scope
+
+
+@pytest.mark.skipif(procs.tracking_mode() != "cgroup", reason="needs a cgroup of the harness's own (cgroup v2, root)")
+def test_a_cgroup_kill_ends_a_daemon_that_left_the_session_and_the_tree_is_kept(tmp_path):
+    """`kill` (what a crash does) ends the double-forked, setsid daemon with the worker, and leaves the tree to be
+    listed: nothing of it is alive."""
+    tree = procs.new_tree()
+    assert "its cgroup (cgroup.kill)" in tree.scope
+    marker = tmp_path / "daemon.pid"
+    proc = subprocess.Popen([sys.executable, "-c", DAEMON, str(marker)], env={**os.environ, **tree.env()},
+                            start_new_session=True, stdin=subprocess.PIPE)
+    tree.adopt(proc.pid)
+    proc.stdin.write(b"go\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 10
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    daemon = int(marker.read_text())
+    try:
+        assert {p.pid for p in tree.members()} >= {daemon}
+        tree.kill()
+        proc.wait()
+        deadline = time.monotonic() + 5
+        while _alive(daemon) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _alive(daemon) and tree.members() == []
+        assert tree.path.exists()  # kept (released when the item ends)
+    finally:
+        tree.release()

@@ -86,7 +86,8 @@ def test_a_broken_adapter_module_is_one_line(tmp_path, source, expected):
 def _started(out: Path, timeout: float = 60) -> Path:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        metas = list(out.glob("*/meta.json"))
+        # not a hidden staged directory (arena/rundir.py): it is renamed into place a moment later
+        metas = [m for m in out.glob("*/meta.json") if not m.parent.name.startswith(".")]
         if metas:
             return metas[0]
         time.sleep(0.1)
@@ -170,22 +171,23 @@ def test_a_torn_line_costs_only_its_item_and_the_run_directory_is_kept(tmp_path)
     warnings: list[str] = []
     (run,) = collect_runs([tmp_path], on_skip=warnings.append)
     got = {r.item_id: r for r in run.results}
-    assert list(got) == ["hitl-01", "hitl-02", "results.jsonl line 3", "hitl-03"]  # in file order
+    assert list(got) == ["hitl-01", "hitl-02", "hitl-03"]  # in file order; a line that names no item is no item
     assert got["hitl-01"].status == "passed"
     assert got["hitl-02"].verdict == "could_not_measure"
     assert got["hitl-02"].error == "traces/hitl-02.jsonl line 2 is torn or corrupt"
     assert len(got["hitl-02"].trace) == 1  # its whole line is kept
     assert (got["hitl-03"].status, got["hitl-03"].error) == ("errored", "results.jsonl line 4 is torn or corrupt")
-    assert got["results.jsonl line 3"].error == "results.jsonl line 3 is torn or corrupt"
     not_measured = "its item is reported as not measured"
-    assert warnings == [f"{path / 'results.jsonl'}: line 3 is torn or corrupt (+1 more); {not_measured}",
+    assert warnings == [f"{path / 'results.jsonl'}: line 3 is torn or corrupt (+1 more); 1 line(s) name no item; "
+                        "no item lacks a result here (--resume runs any that does); the items the others name, as "
+                        "not measured",
                         f"{path / 'traces' / 'hitl-02.jsonl'}: line 2 is torn or corrupt; {not_measured}"]
     r = arena("matrix", "--runs", str(tmp_path), "--out", str(tmp_path / "reports"))
     assert r.returncode == 0, r.stderr
     assert r.stderr.count("arena: warning: ") == 2 and "results.jsonl: line 3 is torn" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
     (listed,) = json.loads((tmp_path / "reports" / "matrix.json").read_text())["runs"]
-    assert (listed["items"], listed["passed"], listed["errored"]) == (4, 1, 3)
+    assert (listed["items"], listed["passed"], listed["errored"]) == (3, 1, 2)
 
 
 def test_run_directory_names_stay_inside_out_and_never_collide(tmp_path, monkeypatch):
@@ -329,6 +331,8 @@ def _content(run_dir: Path) -> dict:
             data = json.loads(line)
             for key in ("ts", "duration_s", "pid"):
                 data.pop(key, None)
+            if isinstance(data.get("response"), dict):  # a model call's latency is a timing too
+                data["response"].pop("latency_s", None)
             out.append(data)
         return out
 

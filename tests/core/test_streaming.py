@@ -12,8 +12,9 @@ import httpx
 import pytest
 
 from arena import catalog, evaluate
-from arena.checks import STREAM_CHECK, Scoring, run_checks, stream_matches_run
+from arena.checks import STREAM_CHECK, Scoring, run_checks
 from arena.report.matrix import collect_runs
+from arena.stream_check import stream_matches_run
 from arena.streaming import plain_label, stream_endpoint, streamed_label
 from arena.tools.box import ToolExecutor
 from arena.trace import TraceRecorder
@@ -32,8 +33,9 @@ def _asked(seq: int, *calls: tuple[str, str]) -> TraceEvent:
                       response={"tool_calls": [{"id": i, "name": n, "args": {}} for n, i in calls]})
 
 
-def _told(seq: int, kind: str, tool: str, call_id: str | None = None, leg: int = 0) -> TraceEvent:
-    return TraceEvent(seq=seq, leg=leg, type="streamed", text=kind, tool=tool, call_id=call_id)
+def _told(seq: int, kind: str, tool: str, call_id: str | None = None, leg: int = 0,
+          result: str | None = None) -> TraceEvent:
+    return TraceEvent(seq=seq, leg=leg, type="streamed", text=kind, tool=tool, call_id=call_id, result=result)
 
 
 def _ran(seq: int, tool: str, call_id: str | None = None, leg: int = 0) -> TraceEvent:
@@ -75,7 +77,7 @@ def test_a_denied_call_s_result_is_the_denial_not_a_run():
     asked = _asked(0, ("book_room", "c1"))
     resumed = TraceEvent(seq=3, leg=1, type="resumed", decision=Decision(kind=DecisionKind.deny, text="no"))
     trace = [asked, _told(1, "pause", "book_room", "c1"), TraceEvent(seq=2, leg=0, type="suspended", tool="book_room"),
-             resumed, _told(4, "tool_result", "book_room", "c1", leg=1)]
+             resumed, _told(4, "tool_result", "book_room", "c1", leg=1, result="DENIED: no")]
     assert _check(*trace).passed
     approved = resumed.model_copy(update={"decision": Decision(kind=DecisionKind.approve)})
     assert not _check(*[approved if e is resumed else e for e in trace]).passed  # approved, it had to run
@@ -248,8 +250,10 @@ def test_the_approval_tool_s_result_is_the_human_s_decision_unless_the_harness_r
     early = check(asked, _told(1, "tool_result", "request_approval", "a1"))  # a placeholder shown as its result
     assert not early.passed and "request_approval a result before any decision was delivered" in early.reason
     resumed = TraceEvent(seq=2, leg=1, type="resumed", decision=Decision(kind=DecisionKind.approve))
-    assert check(asked, TraceEvent(seq=1, leg=0, type="suspended", tool="request_approval"), resumed,
-                 _told(3, "tool_result", "request_approval", "a1", leg=1)).passed
+    assert check(asked, _told(1, "pause", "request_approval", "a1"),
+                 TraceEvent(seq=2, leg=0, type="suspended", tool="request_approval"),
+                 resumed.model_copy(update={"seq": 3}),
+                 _told(4, "tool_result", "request_approval", "a1", leg=1, result="APPROVED")).passed
     # a framework without a pause (smolagents) runs the harness's own request_approval: that result is true
     assert check(asked, _ran(1, "request_approval", "a1"), _told(2, "tool_result", "request_approval", "a1")).passed
 

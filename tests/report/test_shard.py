@@ -80,3 +80,12 @@ def test_shard_and_runs_together_are_refused(tmp_path):
     assert r.returncode == 2 and "give one or the other" in r.stderr and "Traceback" not in r.stderr
     r = arena_cli("matrix", "--shard", "3/2", *CELLS, cwd=tmp_path)
     assert r.returncode == 2 and "K/N" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_more_shards_than_cells_is_one_line_not_a_memory_error(tmp_path):
+    with pytest.raises(UserError, match="2 cell"):
+        assign([("a/x/p", 1.0), ("a/y/p", 1.0)], 3)
+    r = arena_cli("matrix", *CELLS, "--shard", "1/99999999999999", "--out", "s", cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.stderr.strip().splitlines() == ["arena: error: --shard K/99999999999999: the matrix has 4 cell(s) to "
+                                             "share; give N <= 4"]
