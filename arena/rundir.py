@@ -541,8 +541,9 @@ def load_results(run_dir: Path, on_damage: Warn = warn) -> list[ItemResult]:
         have = {(r.item_id, r.epoch) for r in results}
         lost = [key for key in _expected(run_dir) if key not in have]
         anonymous = [e for e in torn if _whose(e) is None]
+        why = _torn(anonymous) if anonymous else "has no line for it (the file was cut short)"
         results += [ItemResult(item_id=item_id, epoch=epoch, status="errored",
-                               error="no result: results.jsonl " + _torn(anonymous)) for item_id, epoch in lost]
+                               error="no result: results.jsonl " + why) for item_id, epoch in lost]
         what = "its item is reported as not measured"
         if anonymous:
             what = (f"{len(anonymous)} line(s) name no item; "

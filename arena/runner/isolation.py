@@ -77,11 +77,15 @@ def import_framework(adapter: Any) -> None:
     import importlib
     import sys
 
+    from arena.worker.client import QUIET_ENV
+
     cls = type(adapter)
     with _WARM_LOCK:
         if cls in _WARMED:
             return
         _WARMED.add(cls)
+        for key, value in QUIET_ENV.items():  # offline as a worker is: no telemetry, no hub or cost-map fetch
+            os.environ.setdefault(key, value)
         try:
             for module in getattr(cls, "preload", ()) or ():
                 if isinstance(module, str) and module not in sys.modules:

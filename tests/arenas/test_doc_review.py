@@ -352,6 +352,6 @@ def test_an_adapter_without_multi_call_is_not_run_and_says_why(tmp_path):
     out = subprocess.run([sys.executable, "-m", "arena", "run", "doc_review", "-a",
                           "tests.arenas.test_doc_review:NoMultiCall", "--out", str(tmp_path)],
                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2])
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 3, out.stderr  # nothing was measured: "could not measure", not success
     assert "does not handle the multi_call channel this arena needs" in out.stderr
     assert not list(tmp_path.iterdir())  # no run directory: nothing was measured

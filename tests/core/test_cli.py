@@ -152,6 +152,8 @@ def _run_dir_content(run_dir: Path) -> dict:
         data = json.loads(line)
         for key in ("ts", "duration_s", "pid"):
             data.pop(key, None)
+        if isinstance(data.get("response"), dict):  # how long the model took: a timing
+            data["response"].pop("latency_s", None)
         return data
 
     meta = json.loads((run_dir / "meta.json").read_text())

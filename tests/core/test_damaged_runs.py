@@ -24,8 +24,9 @@ ITEMS = ["hitl-01", "hitl-02", "hitl-03"]
 
 
 def arena(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "500"}  # messages naming long temporary paths stay on one line
     return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT)
+                          cwd=ROOT, env=env)
 
 
 def _lines(run_dir: Path) -> dict[str, str]:
@@ -214,3 +215,19 @@ def test_a_resumed_item_gets_none_of_the_late_events_of_its_earlier_run(tmp_path
     late = (run.path / "late.jsonl").read_text().splitlines()
     assert [json.loads(line)["item_id"] for line in late[:-1]] == ["one"] and late[-1] == "#garbage"
     reopened.interrupt("test")
+
+
+def test_a_results_file_cut_short_after_a_torn_line_names_the_items_it_lost(tmp_path, a_run):
+    """A torn line that still names its item, and the lines after it gone (the file cut short): the lost items
+    are named as not measured (this raised IndexError when no torn line was anonymous)."""
+    from arena.rundir import load_results
+
+    run_dir = tmp_path / a_run.name
+    shutil.copytree(a_run, run_dir)
+    lines = (run_dir / "results.jsonl").read_text().splitlines(keepends=True)
+    assert len(lines) >= 3
+    (run_dir / "results.jsonl").write_text(lines[0] + lines[1][: len(lines[1]) // 2])  # line 2 torn, line 3 gone
+    warnings: list[str] = []
+    got = {r.item_id: r for r in load_results(run_dir, warnings.append)}
+    lost = [r for r in got.values() if r.status == "errored" and (r.error or "").startswith("no result")]
+    assert lost and all("cut short" in (r.error or "") for r in lost), {k: r.error for k, r in got.items()}

@@ -49,26 +49,32 @@ def test_markdown_matrix_table():
                         "no charge without approval | stale approval refused | partial decisions applied per call | "
                         "edited arguments executed | decision routed by call id | malformed decision fails closed | "
                         "double resume runs once | stale resume refused | re-asked after a bare denial | "
-                        "paid once after a crash | recovered after a crash | call id stable across a crash | "
+                        "paid once after a crash (tool with an idempotency key) | "
+                        "paid once after a crash (tool without an idempotency key) | recovered after a crash | "
+                        "call id stable across a crash | "
                         "approved call run again after a crash | approval re-asked after a crash | "
-                        "paid once after a crash (PostgreSQL) | recovered after a crash (PostgreSQL) | "
+                        "paid once after a crash (tool with an idempotency key) (PostgreSQL) | "
+                        "paid once after a crash (tool without an idempotency key) (PostgreSQL) | "
+                        "recovered after a crash (PostgreSQL) | "
                         "call id stable across a crash (PostgreSQL) | approved call run again after a crash (PostgreSQL) | "
                         "approval re-asked after a crash (PostgreSQL) | "
-                        "paid once after a crash (Redis) | recovered after a crash (Redis) | "
+                        "paid once after a crash (tool with an idempotency key) (Redis) | "
+                        "paid once after a crash (tool without an idempotency key) (Redis) | "
+                        "recovered after a crash (Redis) | "
                         "call id stable across a crash (Redis) | approved call run again after a crash (Redis) | "
                         "approval re-asked after a crash (Redis) | "
                         "new message while paused | late approval runs the old call | clarified before acting | "
                         "always-approve scoped | input while paused seen | handoff: nothing committed | "
                         "nested pause enforced | nested decision routed | delegate re-run on resume | "
-                        "nested pause durable |")
+                        "delegate reported outcome | nested pause durable |")
     # no flight_booking, doc_review, resume_safety, crash_recovery, interruptions or delegation run here
-    flights = " | not run" * 37
+    flights = " | not run" * 41
     stores = " | not run" * 3  # durable_state on PostgreSQL, on Redis, across an upgrade
     assert lines[2] == "| `vanilla` | emulated | enforced | 2/2 | 2/2 | 1/1 | 1/1 | not run" + stores + " | not run" + flights + " |"
     assert lines[3] == "| `langgraph` | native | enforced | 2/2 | 0/2 | 1/1 | 1/1 | not run" + stores + " | 1/1" + flights + " |"
     assert lines[4] == ("| `evil\\|adapter` | native | none | 0/2 | not run | n/a | n/a | not run" + stores + " | not run"
                         + flights + " |")
-    assert all(line.count(" | ") == 48 for line in lines)  # the escaped pipe does not add a column
+    assert all(line.count(" | ") == 52 for line in lines)  # the escaped pipe does not add a column
 
 
 def test_failing_items_are_listed_with_links_to_their_traces(tmp_path):
