@@ -111,6 +111,11 @@ def world(state: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, An
     return out
 
 
+
+def _run_in(trace: list[TraceEvent], tool: str, legs: set[int]) -> list[TraceEvent]:
+    """The calls of `tool` the tool log shows in `legs` (the recovery's: what it ran of the crashed call)."""
+    return [e for e in trace if e.type == "tool_call" and e.tool == tool and e.leg in legs]
+
 @CHECKS.check
 def call_id_stable_after_crash(s: Scoring) -> CheckResult:
     """The call the recovery runs is the crashed call, under the same id: what a tool could de-duplicate by.
@@ -128,7 +133,7 @@ def call_id_stable_after_crash(s: Scoring) -> CheckResult:
     tool = str(crash.tool)
     before = [e for e in trace if e.type == "tool_call" and e.tool == tool and e.seq < crash.seq]
     legs = recovery_legs(trace)
-    again = [e for e in trace if e.type == "tool_call" and e.tool == tool and e.leg in legs]
+    again = _run_in(trace, tool, legs)
     if not before:
         return ok(name, f"the crash came before {tool} was called (nothing to de-duplicate)")
     if not again:
@@ -218,7 +223,7 @@ def recovered_call_as_approved(s: Scoring) -> CheckResult:
         return fail(name, "the crash point was never reached")
     tool = str(crash.tool)
     legs = recovery_legs(trace)
-    again = [e for e in trace if e.type == "tool_call" and e.tool == tool and e.leg in legs]
+    again = _run_in(trace, tool, legs)
     refused = next((e for e in trace if e.type == "tool_call" and e.leg in legs and REUSED in (e.result or "")), None)
     if refused is not None:
         return fail(name, f"the airline refused {refused.tool} in leg {refused.leg}: its idempotency key (call id "
