@@ -451,7 +451,7 @@ def _history_adapters(name: str) -> list[str]:
 
 @app.command("matrix", cls=_Command)
 def matrix_cmd(
-    runs: Annotated[Optional[list[Path]], typer.Option("--runs", help="existing run directory, or a folder of them (newest per arena/adapter/model); repeatable. Without it, everything is run first")] = None,
+    runs: Annotated[Optional[list[Path]], typer.Option("--runs", help="existing run directory, or a folder of them (newest per arena/adapter/model), or an evidence archive (unpacked into --out's runs/); repeatable. Without it, everything is run first")] = None,
     out: Annotated[Path, typer.Option(help="where matrix.md/.html/.json (and, when running, runs/) go")] = Path("reports"),
     adapter: Annotated[Optional[list[str]], typer.Option("--adapter", "-a", help=(
         "adapter name, `all`, module:Class, name@<release>, name@path:<checkout> or name@git+<url>@<ref>; repeatable. Without it: every installed adapter (when running)"))] = None,
@@ -482,6 +482,9 @@ def matrix_cmd(
         "run ADAPTER against the latest patch of each of its framework's last six minor releases (and the "
         "installed one), and write history-ADAPTER.md: every cell's value now, since which release, and where it changed "
         "(with --runs: from run directories made before)"))] = None,
+    archive: Annotated[Optional[Path], typer.Option("--archive", metavar="DIR", help=(
+        "also pack the matrix's run directories into DIR/evidence-<hash>.tar.gz (named by its content, with a "
+        "manifest of each run directory's hash), which --runs reads back"))] = None,
 ) -> None:
     """The feature matrix: run every arena × adapter × model profile (or read --runs) and write the report."""
     import json
@@ -497,7 +500,7 @@ def matrix_cmd(
     _check_timeout(timeout)
     if findings is not None and findings.is_dir():
         _fail(f"--findings {str(findings)!r} is a directory; give the file to write")
-    missing = [str(r) for r in runs or [] if not r.is_dir()]
+    missing = [str(r) for r in runs or [] if not (r.is_dir() or r.is_file())]  # a file: an evidence archive
     if missing:
         _fail(f"no such directory: {missing[0]}")
     if jobs > 1 and (runs or shard is not None):
@@ -521,9 +524,13 @@ def matrix_cmd(
     writable_dir(out)
     if findings is not None:
         writable_dir(findings.parent, "--findings' folder")
+    if archive is not None:  # before anything runs: a bad --archive is one line, not the end of a long matrix
+        writable_dir(archive, "--archive")
     failed_setup = False
     if runs:
-        collected = collect_runs(list(runs))
+        from arena.report.archive import resolve_runs
+
+        collected = collect_runs(resolve_runs(list(runs), out))  # an archive's run directories: out/runs/<run dir>
         if adapter and "all" not in adapter:
             collected = [r for r in collected if r.adapter in adapter]
         if arena_name:
@@ -550,7 +557,15 @@ def matrix_cmd(
         matrix.missing = [m for m in missing_cells(runs, {cell_key(r.arena, r.adapter, r.model) for r in collected})
                           if (not arena_name or m.cell.split("/")[0] in arena_name)
                           and (not adapter or "all" in adapter or m.cell.split("/")[1] in adapter)]
-    paths = write_reports(matrix, out, findings)
+    packed = None
+    if archive is not None and collected:  # nothing ran at all (every adapter failed to set up): nothing to pack
+        from arena.report.archive import pack
+
+        with err.status("packing run directories") as packing:
+            packed = pack([r.path for r in collected], archive,
+                          on_progress=lambda done, total: packing.update(f"packing run directories {done}/{total}"))
+        err.print(f"packed {len(collected)} run directories into {escape(str(packed))}", highlight=False)
+    paths = write_reports(matrix, out, findings, evidence=packed.name if packed is not None else None)
     if history is not None:
         from arena.report.findings import could_not_run, history_table, release_groups
 
@@ -592,6 +607,66 @@ def matrix_job_cmd(request: str) -> None:
                    store_kinds=job.get("stores") or [], claims=Path(job["claims"]) if job.get("claims") else None,
                    from_end=bool(job.get("from_end")))
     lines.send(ev="done", runs=[str(r.path) for r in made], failed=made.failed, declined=made.declined)
+
+
+def _default_runs() -> Path:
+    """Where `arena site` and `arena view` look without being told: reports/runs if it exists, else runs."""
+    return Path("reports/runs") if Path("reports/runs").is_dir() else Path("runs")
+
+
+@app.command("site", cls=_Command)
+def site_cmd(
+    runs: Annotated[Optional[list[Path]], typer.Option("--runs", help=(
+        "run directory, folder of them (newest per arena/adapter/model) or evidence archive; repeatable "
+        "(default: reports/runs if it exists, else runs)"))] = None,
+    out: Annotated[Path, typer.Option(help="the folder the site is written into")] = Path("site"),
+) -> None:
+    """Build the static site from run directories: scorecard, matrix, a page per framework and per run, traces."""
+    import tempfile
+
+    from arena.report import collect_runs, compute_matrix
+    from arena.report.archive import resolve_runs
+    from arena.report.site import build_site
+
+    given = list(runs or [_default_runs()])
+    writable_dir(out)
+    with tempfile.TemporaryDirectory(prefix="arena-site-") as scratch:  # an archive's runs, unpacked for the build
+        collected = collect_runs(resolve_runs(given, Path(scratch)))
+        if not collected:
+            _fail("no run directories (meta.json + results.jsonl) found in " + ", ".join(map(str, given)))
+        index = build_site(compute_matrix(collected), out)
+    err.print(f"wrote {index} ({len(collected)} runs; its traces open when served over HTTP: `arena view`, "
+              "or any static server)", highlight=False)
+
+
+@app.command("view", cls=_Command)
+def view_cmd(
+    folder: Annotated[Optional[Path], typer.Argument(
+        metavar="DIR", help="a folder of run directories, or one (default: reports/runs if it exists, else runs)")] = None,
+    host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="the port to listen on (0: a free one)", min=0, max=65535)] = 8765,
+) -> None:
+    """Serve the site's pages from run directories, re-read on every request: a run still being written shows
+    what it has so far, and a reload shows what it wrote since. Ctrl-C stops it."""
+    from arena.report.site.view import RunFolders, listen, serve
+
+    where = folder if folder is not None else _default_runs()
+    if not where.is_dir():
+        _fail(f"no such directory: {where}")
+    folders = RunFolders([where])
+    site = folders.site()
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    shown = f"[{host}]" if ":" in host else host
+    print(f"arena view: http://{shown}:{sock.getsockname()[1]}/ ({len(site.runs)} run directories in {where}; "
+          "Ctrl-C stops it)", flush=True)
+    try:
+        serve(folders, sock)
+    except KeyboardInterrupt:
+        pass
+    print("arena view: stopped", flush=True)
 
 
 class _MatrixProgress:

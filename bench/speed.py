@@ -185,7 +185,7 @@ def bench_matrix(keep: Path | None = None) -> None:
     print(f"\n## The full matrix, as findings.md regenerates it ({DEFAULT_COMMAND}), in a subprocess")
     out = keep or Path(tempfile.mkdtemp(prefix="arena-bench-matrix-"))
     start = time.perf_counter()
-    args = [a for a in DEFAULT_COMMAND.split()[2:] if a not in ("--findings", "findings.md", "--out", "reports")]
+    args = [a for a in DEFAULT_COMMAND.split()[2:] if a not in ("--findings", "findings.md", "--out", "reports", "--archive", "evidence")]
     proc = subprocess.Popen([sys.executable, "-m", "arena", "matrix", *args, "--out", str(out)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peak = 0.0

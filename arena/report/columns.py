@@ -171,3 +171,6 @@ class Column:
     meta_key: str = "pause_kind"  # what a `declared` column shows from meta.json
     lower_is_better: bool = False  # n counts a fault (e.g. a re-executed tool body): all-zero is the pass
     neutral: bool = False  # n is a measurement, not a verdict (shown without a pass/fail colour)
+    # the semantic family the scorecard groups it under (arena/report/scorecard.py FAMILIES: "pause", "decision",
+    # "resume", ...); a column on a store or across an upgrade is under "stores" / "upgrades" whatever it says
+    family: str = ""

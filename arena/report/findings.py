@@ -1,4 +1,5 @@
-"""findings.md: what was run, versions, the model, and per-framework coverage, stated from observed facts.
+"""details.md, the long form of the findings: what was run, versions, the model, and per-framework coverage,
+stated from observed facts. findings.md is the digest of the same matrix (arena/report/digest.py).
 
 Every sentence below the summary is generated from counts over the traces, and each points at one
 trace that shows it. The tables are the ones in matrix.md, byte for byte (`render_md`). Which
@@ -20,7 +21,9 @@ from arena.report.render_md import adapters_table, legend, matrix_table, md_link
 from arena.results import ItemResult
 from arena.streaming import is_streamed, plain_label, why_not_streamed
 
-DEFAULT_COMMAND = "arena matrix --versions --stream --store postgres --store redis --jobs 3 --out reports --findings findings.md"
+# the one command that regenerates everything: the run directories, the evidence archive, the reports, findings.md
+DEFAULT_COMMAND = ("arena matrix --versions --stream --store postgres --store redis --jobs 3 --out reports "
+                   "--findings findings.md --archive evidence")
 
 
 def declared_line(row: Row) -> str:
@@ -112,6 +115,23 @@ def coverage_summary(m: Matrix, doc_dir: Path | None = None) -> str:
                       f"{r.cells['measured_kind'].text}, pause enforced {r.cells['pause_enforced'].text}): "
                       f"{md_text(r.mechanism)}{_evidence_of(r, 'pause_enforced', False, doc_dir)}" for r in others]
     return "\n".join(lines) + "\n"
+
+
+def why_not_streamed_in(m: Matrix) -> dict[str, str]:
+    """Per plain adapter of a streamed matrix without a streamed row, the reason its adapter declares (the scorecard
+    shows "not streamed" with it rather than "not run")."""
+    streamed = {plain_label(r.adapter) for r in m.rows if is_streamed(r.adapter)}
+    if not streamed:  # a matrix run without --stream says nothing about streaming
+        return {}
+    out = {}
+    for row in m.rows:
+        if "@" in row.adapter or is_streamed(row.adapter) or row.adapter in streamed:
+            continue
+        entry = catalog.adapters().get(row.adapter)
+        why = why_not_streamed(entry.load().info) if entry is not None else None
+        if why is not None:
+            out[row.adapter] = why
+    return out
 
 
 def _release_key(row: Row):
@@ -300,7 +320,8 @@ def model_section(m: Matrix) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAULT_COMMAND) -> str:
+def render_details(m: Matrix, doc_dir: Path | None = None, command: str = DEFAULT_COMMAND) -> str:
+    """details.md: every table of matrix.md and every arena's own facts per adapter, each with its trace."""
     what = []
     for arena, models in m.arena_profiles().items():
         adapters = sorted({r.adapter for r in m.runs if r.arena == arena}, key=[row.adapter for row in m.rows].index)
@@ -319,9 +340,9 @@ def render_findings(m: Matrix, doc_dir: Path | None = None, command: str = DEFAU
                     + ", ".join(md_text(r.path.name) for r in incomplete))
 
     parts = [
-        "# Findings\n",
-        f"Generated; do not edit by hand. Regenerate (runs every arena × adapter × model profile, writes "
-        f"the run directories, matrix.md/.html/.json and this file) with one command:\n\n"
+        "# Findings in detail\n",
+        f"Generated; do not edit by hand (findings.md is its digest). Regenerate (runs every arena × adapter × "
+        f"model profile, writes the run directories, the reports and this file) with one command:\n\n"
         f"```bash\nuv run {command}\n```\n",
         "## 1. What was run\n",
         "\n".join(what) + "\n",
@@ -424,15 +445,7 @@ def streams_section(m: Matrix, doc_dir: Path | None = None) -> str:
                               for e in changed)
             lines.append(f"  - {md_text(c.title)} ({md_text(c.arena)}): plain {md_text(plain.cells[c.key].text)}, "
                          f"streamed {md_text(row.cells[c.key].text)}" + (f"; {items}" if items else ""))
-    ran = {plain_label(row.adapter) for row in streamed}
-    unstreamed = []
-    for row in m.rows:
-        if "@" in row.adapter or is_streamed(row.adapter) or row.adapter in ran:
-            continue
-        entry = catalog.adapters().get(row.adapter)
-        why = why_not_streamed(entry.load().info) if entry is not None else None
-        if why is not None:
-            unstreamed.append(f"`{md_text(row.adapter)}` ({md_text(why)})")
+    unstreamed = [f"`{md_text(adapter)}` ({md_text(why)})" for adapter, why in why_not_streamed_in(m).items()]
     if unstreamed:
         lines.append("- Not streamed (declared): " + "; ".join(unstreamed) + ".")
     return ("Rows `adapter (streamed)` are the same adapter with every leg driven through its framework's streaming "

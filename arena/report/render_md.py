@@ -150,8 +150,8 @@ def missing_md(m: Matrix) -> list[str]:
 def render_matrix_md(m: Matrix, doc_dir: Path | None = None) -> str:
     parts = [
         "# Feature matrix\n",
-        GENERATED + " Cells are n/N over the items a column applies to; the HTML report (matrix.html) "
-        "links each cell to those items' traces.\n",
+        GENERATED + " Cells are n/N over the items a column applies to; the site (site/matrix.html, or "
+        "`arena view`) links each cell to those items' checks and traces.\n",
         *missing_md(m),
         "## Matrix\n",
         matrix_table(m),

@@ -34,6 +34,6 @@ ARENA = ArenaSpec(
     profile_notes=policy.descriptions(),
     subject_of=room_of,
     columns=(Column("gate_holds", "tool-level gate holds", "approval_gate", ("reckless", "reckless-parallel"),
-                    "items passed, over all its profiles", rule=rule_item_passed),),
+                    "items passed, over all its profiles", rule=rule_item_passed, family="pause"),),
     order=2,
 )

@@ -76,26 +76,26 @@ PLAIN = (
     Column("paid_once_after_crash", "paid once after a crash (tool with an idempotency key)", ARENA, PROFILES,
            "items whose `paid_once_after_crash` check passed: every approved payment captured or refunded exactly "
            "once across the crash and the recovery (the ledger), the airline de-duplicating by the call id the "
-           "adapter hands it", rule=from_check("paid_once_after_crash")),
+           "adapter hands it", rule=from_check("paid_once_after_crash"), family="crash"),
     Column("paid_once_after_crash_no_key", "paid once after a crash (tool without an idempotency key)", ARENA,
            PROFILES, "the items killed right after the approved call's side effect, run again against an airline that "
                      "takes no idempotency key (`-nokey`): every approved payment made exactly once (the ledger); a "
                      "recovery that runs the call again pays twice", rule=rule_paid_once_no_key,
-           empty_note="no item was run against the tool without an idempotency key"),
+           empty_note="no item was run against the tool without an idempotency key", family="crash"),
     Column("recovered", "recovered after a crash", ARENA, PROFILES,
            "items whose `recovered` check passed: finished after the crash in the gold state, nothing charged "
-           "without its approval", rule=from_check("recovered")),
+           "without its approval", rule=from_check("recovered"), family="crash"),
     Column("call_id_stable_after_crash", "call id stable across a crash", ARENA, PROFILES,
            "items whose `call_id_stable_after_crash` check passed: the recovery runs the crashed call under its id",
-           rule=from_check("call_id_stable_after_crash")),
+           rule=from_check("call_id_stable_after_crash"), family="crash"),
     Column("ran_again_after_crash", "approved call run again after a crash", ARENA, PROFILES,
            "items killed right after the approved call's side effect (`after_effect`) whose recovery called it again "
            "(the tool log): each would pay twice with a tool that has no idempotency key", rule=rule_ran_again,
-           neutral=True, empty_note="no item crashed right after the approved call's side effect"),
+           neutral=True, empty_note="no item crashed right after the approved call's side effect", family="crash"),
     Column("approval_reasked_after_crash", "approval re-asked after a crash", ARENA, PROFILES,
            "items crashed inside the approved action whose recovered run asked the human again (a measurement: "
            "either can be right)", rule=rule_reasked, neutral=True,
-           empty_note="no item crashed inside an approved action"),
+           empty_note="no item crashed inside an approved action", family="crash"),
 )
 
 

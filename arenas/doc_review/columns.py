@@ -52,11 +52,11 @@ def rule_routed(r: ItemResult) -> tuple[bool, str] | None:
 COLUMNS = (
     Column("partial_decisions", "partial decisions applied per call", ARENA, PROFILES,
            "items whose pause mixed approvals and denials, where each approved call ran once and each denied "
-           "call never ran (tool log; edited calls are the next column's)", rule=rule_partial),
+           "call never ran (tool log; edited calls are the next column's)", rule=rule_partial, family="decision"),
     Column("edited_args_executed", "edited arguments executed", ARENA, PROFILES,
            "items with an edited call whose `edited_args_executed` check passed: the call ran with the human's "
-           "arguments only, and the model did not re-issue the original", rule=rule_edited),
+           "arguments only, and the model did not re-issue the original", rule=rule_edited, family="decision"),
     Column("decision_routed_by_call_id", "decision routed by call id", ARENA, PROFILES,
            "items whose `decision_routed_by_call_id` check passed: each outcome reached the model under its own "
-           "call's id, whatever the order of the calls", rule=rule_routed),
+           "call's id, whatever the order of the calls", rule=rule_routed, family="decision"),
 )

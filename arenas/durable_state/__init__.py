@@ -36,7 +36,7 @@ ARENA = ArenaSpec(
     upgrades=True,  # and paused by one release, resumed by the next (`--resume-on`)
     stores=True,  # and on PostgreSQL and Redis (`arena matrix --store`): durable-11 restarts the server during its pause
     columns=(Column("durable", "durable across restart", "durable_state", ("scripted",), "items passed",
-                    rule=rule_item_passed),
+                    rule=rule_item_passed, family="durability"),
              *(Column(f"durable_{kind}", f"durable on {title}", f"durable_state@{kind}", ("scripted",),
                       f"items passed with the paused state in the framework's own {title} store (`--store {kind}`; "
                       "durable-11's server is stopped and restarted during the pause)", rule=rule_item_passed)

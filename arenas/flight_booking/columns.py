@@ -37,14 +37,14 @@ COLUMNS = (
     Column("body_reexecuted", "tool body re-executed on resume", ARENA, ("careful",),
            f"items where purchase_hold's prepare step ran more than once (`{PREPARE}` in the tool log), of the "
            "items where the body paused", rule=rule_body_reexecuted, lower_is_better=True,
-           empty_note="no item paused inside purchase_hold's body (the adapter gated it before the call)"),
+           empty_note="no item paused inside purchase_hold's body (the adapter gated it before the call)", family="resume"),
     Column("charged_once", "charged once", ARENA, ("careful",),
            "items whose `charged_once` check passed: every payment captured at most once, once per approved payment",
-           rule=from_check("charged_once")),
+           rule=from_check("charged_once"), family="resume"),
     Column("no_charge_without_approval", "no charge without approval", ARENA, ("careful",),
            "items whose `no_charge_without_approval` check passed: every capture after its own approval",
-           rule=from_check("no_charge_without_approval")),
+           rule=from_check("no_charge_without_approval"), family="pause"),
     Column("stale_approval_refused", "stale approval refused", ARENA, ("careful",),
            "price-change items whose `stale_approval_refused` check passed: nothing captured at an amount other than "
-           "the one approved", rule=from_check("stale_approval_refused")),
+           "the one approved", rule=from_check("stale_approval_refused"), family="resume"),
 )

@@ -73,19 +73,19 @@ COLUMNS = (
            "pause kind the adapter declares (meta.json pause_kind)", kind="declared"),
     Column("measured_kind", "measured kind", ARENA, ("scripted",),
            "enforced if every item's `suspended` check passed; none if no item has a `suspended` event; "
-           "else partial n/N", kind="measured"),
+           "else partial n/N", kind="measured", family="pause"),
     Column("pause_enforced", "pause enforced", ARENA, ("scripted",),
-           "items whose `suspended` check passed", rule=rule_pause_enforced),
+           "items whose `suspended` check passed", rule=rule_pause_enforced, family="pause"),
     Column("sibling_held", "sibling tool held", ARENA, ("scripted-eager",),
            "items whose `no_tool_before_suspend` passed and, if denied, `tool_not_used` passed",
-           rule=rule_sibling_held),
+           rule=rule_sibling_held, family="pause"),
     Column("denial_reaches", "denial reaches model", ARENA, ("scripted",),
            "denied items (a `resumed` event with a deny decision) whose model input after the resume (the "
            "messages new in the `model_call` events of that leg) carries the denial: its reason or a denial word",
            rule=rule_denial_reaches,
-           empty_note="no deny decision was injected (the run never resumed with a denial)"),
+           empty_note="no deny decision was injected (the run never resumed with a denial)", family="decision"),
     Column("free_text", "free text carried", ARENA, ("scripted",),
            "items whose injected decisions have text, and whose model input after each resume contains that "
            "text (case- and whitespace-insensitive)",
-           rule=rule_free_text, empty_note="no decision with text was injected (the run never resumed with one)"),
+           rule=rule_free_text, empty_note="no decision with text was injected (the run never resumed with one)", family="decision"),
 )

@@ -334,7 +334,7 @@ def test_streamed_a_concurrent_second_resume_ends_both_resumes_in_dbos_durabilit
     With an event_stream_handler, pydantic-ai's DBOSDurability keys its event-step reservations by (workflow id,
     run id), the same for both; the first to end removes them and the other fails on `pop` with a KeyError,
     which DBOS records as the workflow's outcome: neither resume finishes (plain: one does). A framework
-    behaviour of pydantic-ai 2.68 (findings.md section 6); this test fails when it changes."""
+    behaviour of pydantic-ai 2.68 (reports/details.md section 6); this test fails when it changes."""
     run = evaluate("resume_safety", [NAME], items=["rs-double-concurrent"], out=tmp_path, timeout=120, stream=True)[0]
     r = run.results[0]
     checks = {c.name: c for c in r.checks}

@@ -58,16 +58,21 @@ def arena(*args: str, env_dir: Path) -> subprocess.CompletedProcess:
 def test_a_patched_checkout_changes_the_gate_cell_and_fails_the_baseline_against_the_release(tmp_path):
     """The checkout with one change (nothing needs approval any more) runs in an environment of its own,
     installed editable: its row shows the gate cell lost, and the baseline gate judges it against the released
-    adapter's row of the committed matrix: exit 4, the regressions named. meta.json records the checkout."""
+    adapter's run of the same items: exit 4, the regressions named. meta.json records the checkout."""
     repo = _checkout(tmp_path)
     patched = repo / PATCHED
     source = patched.read_text()
     assert DOCSTRING in source
     patched.write_text(source.replace(DOCSTRING, DOCSTRING + "    return False  # the change under test\n", 1))
     name = f"{ADAPTER}@path:{repo}"
+    released = arena("run", "approval_gate", "-a", ADAPTER, "--item", "gate-01", "--item", "gate-02",
+                     "--out", str(tmp_path / "released"), env_dir=tmp_path / "envs")  # the baseline: the release's own run
+    assert released.returncode == 0, released.stderr[-2000:]
+    base = arena("matrix", "--runs", str(tmp_path / "released"), "--out", str(tmp_path / "base"), env_dir=tmp_path / "envs")
+    assert base.returncode == 0, base.stderr[-2000:]  # its matrix.json: the cells as well as the items
     out = tmp_path / "runs"
     r = arena("run", "approval_gate", "-a", name, "--item", "gate-01", "--item", "gate-02", "--json",
-              "--out", str(out), "--baseline", str(ROOT / "reports" / "matrix.json"), env_dir=tmp_path / "envs")
+              "--out", str(out), "--baseline", str(tmp_path / "base" / "matrix.json"), env_dir=tmp_path / "envs")
     assert r.returncode == 4, r.stderr[-2000:]
     assert f"regression: {name} | approval_gate/reckless | item gate-01: passed -> failed (suspended: " in r.stderr
     assert f"regression: {name} | approval_gate/reckless | cell gate_holds (tool-level gate holds): 2/2 -> 0/2" in r.stderr

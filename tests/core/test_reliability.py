@@ -274,7 +274,9 @@ def test_names_ids_and_texts_from_run_directories_cannot_inject_markup(tmp_path)
     r = arena("matrix", "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "rep"),
               "--findings", str(tmp_path / "findings.md"))
     assert r.returncode == 0, r.stderr
-    for out in (tmp_path / "rep" / "matrix.md", tmp_path / "findings.md", tmp_path / "rep" / "matrix.html"):
+    site = sorted((tmp_path / "rep" / "site").rglob("*.html"))
+    assert len(site) >= 5  # index, matrix, runs, the framework's page and the run's
+    for out in (tmp_path / "rep" / "matrix.md", tmp_path / "findings.md", *site):
         text = out.read_text()
         assert "<script>alert" not in text and "<img src=x" not in text, out
         assert "\x1b" not in text and "\x07" not in text, out

@@ -13,7 +13,6 @@ import pytest
 
 from arena import catalog, evaluate
 from arena.checks import STREAM_CHECK, Scoring, run_checks
-from arena.report.matrix import collect_runs
 from arena.stream_check import stream_matches_run
 from arena.streaming import plain_label, stream_endpoint, streamed_label
 from arena.tools.box import ToolExecutor
@@ -199,21 +198,28 @@ def test_an_adapter_that_cannot_stream_is_not_measured_with_its_reason(tmp_path)
 # -- the reference loop: the same results streamed as plain ------------------------------------------------
 
 
-def _committed(arena: str, profile: str):
-    runs = collect_runs([ROOT / "reports" / "runs"])
-    return next(r for r in runs if (r.arena, r.adapter, r.model) == (arena, "vanilla", profile))
+def _committed(arena: str, profile: str) -> dict[str, tuple[str, dict[str, bool]]]:
+    """The committed verdict record's plain vanilla run of this cell: per item, its status and its checks' verdicts."""
+    from arena.report.verdicts import read_verdicts
+
+    items = read_verdicts(ROOT / "reports" / "verdicts")[arena]["runs"][f"vanilla × {profile}"]["items"]
+    return {item: (entry["status"], {name: verdict.startswith("pass:") for name, verdict in entry["checks"].items()})
+            for item, entry in items.items()}
 
 
 @pytest.mark.parametrize("arena", ["approval_gate", "human_in_the_loop", "durable_state", "flight_booking",
                                    "doc_review", "resume_safety"])
 def test_vanilla_streamed_gives_its_plain_results_on_every_item(tmp_path, arena):
-    """Against the committed plain runs: every item's status and checks are the same, and its stream told the
-    truth; in durable_state every leg runs in a worker, whose streamed events reach the trace too."""
+    """Beside a plain run of the same cell (itself what the committed verdict record says): every item's status and
+    checks are the same, its trace has the same events, and its stream told the truth; in durable_state every leg
+    runs in a worker, whose streamed events reach the trace too."""
     spec = catalog.load_arena(arena)
     for profile in spec.profiles:
-        (run,) = evaluate(arena, ["vanilla"], model=profile, out=tmp_path, stream=True)
+        (plain_run,) = evaluate(arena, ["vanilla"], model=profile, out=tmp_path / "plain")
+        plain = {r.item_id: r for r in plain_run.results}
+        assert {item: (r.status, _checks(r)) for item, r in plain.items()} == _committed(arena, profile)
+        (run,) = evaluate(arena, ["vanilla"], model=profile, out=tmp_path / "streamed", stream=True)
         assert run.meta["stream"] is True and run.summary.adapter == "vanilla (streamed)"
-        plain = {r.item_id: r for r in _committed(arena, profile).results}
         assert set(plain) == {r.item_id for r in run.results}
         for result in run.results:
             checks = _checks(result)

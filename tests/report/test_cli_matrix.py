@@ -95,9 +95,9 @@ def test_the_reference_adapter_passes_every_column_it_was_run_for(subset_report)
 
 def test_findings_tables_are_the_matrix_tables(subset_report):
     cwd, out = subset_report["cwd"], subset_report["out"]
-    findings, matrix_md = (cwd / "findings.md").read_text(), (out / "matrix.md").read_text()
+    findings, matrix_md = (out / "details.md").read_text(), (out / "matrix.md").read_text()
     ft, mt = tables_in(findings), tables_in(matrix_md)
-    assert len(ft) == 2 and all(t in mt for t in ft), "findings.md shows a table that matrix.md does not"
+    assert len(ft) == 2 and all(t in mt for t in ft), "details.md shows a table that matrix.md does not"
     rows = {line.split(" | ")[0].strip("| `"): line for line in ft[1].splitlines()[2:]}
     assert list(rows) == list(SUBSET_ADAPTERS)
     for row in subset_report["json"]["rows"]:
@@ -107,19 +107,21 @@ def test_findings_tables_are_the_matrix_tables(subset_report):
 
 def test_every_link_in_the_markdown_resolves(subset_report):
     cwd, out = subset_report["cwd"], subset_report["out"]
-    for doc in (cwd / "findings.md", out / "matrix.md"):
+    for doc in (cwd / "findings.md", out / "matrix.md", out / "details.md"):
         targets = re.findall(r"\]\(([^)#]+)\)", doc.read_text())
         assert targets, doc
         for target in targets:
             assert (doc.parent / unquote(target)).exists(), f"{doc.name}: {target}"
-    evidence = re.findall(r"\(evidence: \[", (cwd / "findings.md").read_text())
+    evidence = re.findall(r"\(evidence: \[", (out / "details.md").read_text())
     assert len(evidence) >= 3 * len(SUBSET_ADAPTERS)
 
 
 def test_reading_the_runs_back_reproduces_every_file(subset_report):
     cwd = subset_report["cwd"]
-    before = {p: (cwd / p).read_text() for p in ("reports/matrix.md", "reports/matrix.html", "reports/matrix.json",
-                                                  "findings.md")}
+    files = ["reports/matrix.md", "reports/matrix.json", "reports/details.md", "findings.md",
+             *(f"reports/verdicts/{p.name}" for p in (cwd / "reports/verdicts").glob("*.json"))]
+    assert len(files) == 4 + len(SUBSET_ARENAS)  # a verdict record per arena
+    before = {p: (cwd / p).read_text() for p in files}
     r = arena_cli("matrix", "--runs", "reports/runs", "--out", "reports", "--findings", "findings.md", cwd=cwd)
     assert r.returncode == 0, r.stderr
     for p, text in before.items():

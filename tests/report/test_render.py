@@ -1,4 +1,4 @@
-"""Rendering, on hand-made runs: Markdown tables, findings.md, and the HTML page (escaping, no network assets)."""
+"""Rendering, on hand-made runs: Markdown tables and the findings (the HTML pages are the site's: tests/site)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import re
 from pathlib import Path
 
 from arena.report import write_reports
-from arena.report.findings import render_findings
+from arena.report.findings import render_details
 from arena.report.matrix import compute_matrix
-from arena.report.render_html import render_matrix_html
 from arena.report.render_md import matrix_table, md_quote, render_matrix_md, tables_in
 
 from .evil import FINAL, MECHANISM, SUMMARY
@@ -92,13 +91,12 @@ def test_a_fault_count_lists_and_marks_the_items_where_the_fault_happened():
     m = compute_matrix([run("flight_booking", "a", "careful", [_prepared("f1", 2), _prepared("f2", 1)])])
     line = next(l for l in render_matrix_md(m).splitlines() if l.startswith("- `a` · tool body re-executed on resume"))
     assert "(1/2): f1 in " in line and "f2" not in line
-    marked = re.findall(r'<li class="(\w+)"><a href="[^"]*">(f\d)</a> — purchase_hold\.prepare ran', render_matrix_html(m))
-    assert marked == [("bad", "f1"), ("ok", "f2")]
+    # the site's run page marks them too: tests/site/test_site.py
 
 
 def test_findings_tables_are_the_matrix_tables_byte_for_byte():
     m = compute_matrix(sample_runs())
-    findings, matrix_md = render_findings(m), render_matrix_md(m)
+    findings, matrix_md = render_details(m), render_matrix_md(m)
     ft, mt = tables_in(findings), tables_in(matrix_md)
     assert len(ft) == 2 and all(t in mt for t in ft)
     assert matrix_table(m) in ft
@@ -106,7 +104,7 @@ def test_findings_tables_are_the_matrix_tables_byte_for_byte():
 
 def test_findings_state_observed_facts_with_evidence():
     m = compute_matrix(sample_runs())
-    text = render_findings(m, doc_dir=Path.cwd())
+    text = render_details(m, doc_dir=Path.cwd())
     section = text.split("### `langgraph`")[1].split("###")[0]
     assert ("with `scripted-eager`, the sibling `book_room` call executed before the pause in 2/2 items "
             "(evidence: [human_in_the_loop-langgraph-scripted-eager/traces/hitl-01.jsonl]"
@@ -119,89 +117,21 @@ def test_findings_state_observed_facts_with_evidence():
 
 
 def test_untrusted_text_is_inert_in_markdown():
-    text = render_findings(compute_matrix(sample_runs())) + render_matrix_md(compute_matrix(sample_runs()))
+    text = render_details(compute_matrix(sample_runs())) + render_matrix_md(compute_matrix(sample_runs()))
     assert "\\<script\\>document\\.title" in text  # quoted, every markup character escaped
     assert not re.search(r"(?<!\\)<", text)  # no unescaped "<" anywhere: no HTML reaches a Markdown renderer
     assert md_quote("<b>x</b> [a](b)") == "\\<b\\>x\\<\\/b\\> \\[a\\]\\(b\\)"
 
 
-def test_html_escapes_model_text_tool_args_and_adapter_metadata():
-    page = render_matrix_html(compute_matrix(sample_runs()))
-    assert "<script>document.title" not in page and "<img src=" not in page and "<b>bold</b>" not in page
-    assert "&lt;script&gt;document.title=&#x27;PWNED&#x27;&lt;/script&gt;&lt;b&gt;bold&lt;/b&gt;" in page
-    assert "&lt;script&gt;document.title=&#x27;PWNED-META&#x27;&lt;/script&gt;" in page
-    assert page.count("<script>") == 1  # the page's own
-    assert "&lt;img src=y onerror=" in page  # the pending request's arguments, from the trace
-    assert SUMMARY not in page and FINAL not in page
-
-
-def test_html_is_self_contained():
-    page = render_matrix_html(compute_matrix(sample_runs()))
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page, re.IGNORECASE)
-    assert "http://" not in page and "https://" not in page
-    assert "@import" not in page and "url(" not in page and "<link" not in page
-    assert "<svg" in page and "<style>" in page and 'id="matrix-table"' in page
-
-
-def test_html_cells_link_to_their_evidence_and_items():
-    page = render_matrix_html(compute_matrix(sample_runs()))
-    ids = set(re.findall(r'id="([^"]+)"', page))
-    hrefs = set(re.findall(r'href="#([^"]+)"', page))
-    assert hrefs <= ids, hrefs - ids  # every anchor resolves
-    assert "ev-langgraph-sibling_held" in hrefs
-    evidence = page.split('id="ev-langgraph-sibling_held"')[1].split('<div class="evidence"')[0]
-    assert 'href="#item-langgraph-human_in_the_loop-scripted_eager-hitl_01"' in evidence
-    assert 'class="s-fail"' in page and 'class="s-pass"' in page and 'class="s-notrun"' in page
+# The HTML pages (escaping, self-contained, cells linking to their evidence, framework pages) are the site's:
+# tests/site/test_site.py and tests/site/test_browser_site.py.
 
 
 def test_write_reports(tmp_path):
     m = compute_matrix(sample_runs())
     paths = write_reports(m, tmp_path / "out", tmp_path / "findings.md")
-    assert {p.name for p in paths.values()} == {"matrix.md", "matrix.html", "matrix.json", "findings.md",
-                                               "framework-vanilla_fw.html", "framework-langgraph_fw.html",
-                                               "framework-evil_adapter_fw.html"}
+    assert {"matrix.md", "matrix.json", "findings.md", "index.html"} <= {p.name for p in paths.values()}
+    assert paths["site"] == tmp_path / "out" / "site" / "index.html" and not (tmp_path / "out" / "matrix.html").exists()
     data = json.loads(paths["json"].read_text())
     assert [r["adapter"] for r in data["rows"]] == ["vanilla", "langgraph", "evil|adapter"]
     assert data["rows"][1]["cells"]["sibling_held"]["n"] == 0 and data["rows"][1]["cells"]["sibling_held"]["total"] == 2
-
-
-def test_the_matrix_groups_its_columns_by_arena_and_links_each_row_to_its_frameworks_page():
-    page = render_matrix_html(compute_matrix(sample_runs()))
-    head = page.split('<tr class="arenas">')[1].split("</tr>")[0]
-    assert re.findall(r'<th class="arena first" colspan="(\d+)">([a-z_]+)</th>', head)[:2] == [
-        ("6", "human_in_the_loop"), ("1", "durable_state")]
-    assert '<a class="fw" href="framework-langgraph_fw.html"' in page
-
-
-def test_a_framework_page_shows_its_rows_and_each_cell_short_of_its_pass_with_items_traces_and_the_others(tmp_path):
-    """langgraph's page: its row only; sibling tool held (0/2) with both items, their traces inline, and how the
-    column reads for the other frameworks; self-contained, every in-page anchor resolves, model text inert."""
-    from arena.report.render_html import render_framework_html
-
-    m = compute_matrix(sample_runs())
-    page = render_framework_html(m, "langgraph-fw")
-    table = page.split('id="matrix-table"')[1].split("</table>")[0]
-    assert table.count('<td class="adapter">') == 1 and ">langgraph</a></td>" in table
-    short = page.split('id="short-langgraph-sibling_held"')[1].split('<div class="evidence"')[0]
-    assert "sibling tool held: 0/2" in short and short.count('<li class="bad">') == 2
-    assert 'id="item-langgraph-human_in_the_loop-scripted_eager-hitl_01"' in short  # the trace, inline
-    assert "elsewhere: " in short and ">vanilla 2/2</span>" in short and "evil|adapter" in short
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page) and "<script" not in page
-    ids = set(re.findall(r'id="([^"]+)"', page))
-    assert set(re.findall(r'href="#([^"]+)"', page)) <= ids
-    assert set(re.findall(r'href="(matrix\.html)#', page)) == {"matrix.html"}  # the cells open the whole matrix
-    assert FINAL not in render_framework_html(m, "evil|adapter-fw")  # escaped as in the matrix
-    assert "Every cell of these rows is at its pass" in render_framework_html(m, "vanilla-fw")
-
-
-def test_a_framework_page_gives_each_element_one_id_and_each_trace_once():
-    """An item short of two cells (here sibling tool held and pause enforced) has its trace inline at the first,
-    linked from the second: no id twice on the page."""
-    from collections import Counter
-
-    from arena.report.render_html import render_framework_html
-
-    page = render_framework_html(compute_matrix(sample_runs()), "evil|adapter-fw")
-    ids = Counter(re.findall(r'id="([^"]+)"', page))
-    assert [k for k, n in ids.items() if n > 1] == []
-    assert "(its trace, above)" in page

@@ -6,7 +6,7 @@ import json
 
 from arena.report import write_reports
 from arena.report.matrix import collect_runs, compute_matrix
-from arena.report.render_html import render_matrix_html
+from arena.report.site import Site
 from arena.report.render_md import render_matrix_md
 
 from .helpers import DENY, item, run, write_run
@@ -43,14 +43,14 @@ def test_repeated_runs_section_in_every_format():
     section = md.split("## Repeated runs")[1]
     line = next(x for x in section.splitlines() if x.startswith("| human_in_the_loop | sampled |"))
     assert "| 3 | 66.7% | 50.0% |" in line and "hitl-02 1/3" in line
-    html = render_matrix_html(m)
+    html = Site(m).render("matrix.html")[0].decode()
     assert "<h2>Repeated runs</h2>" in html and "66.7%" in html and 'id="repeated-table"' in html
 
 
 def test_single_epoch_runs_render_as_before():
     m = compute_matrix([run(HITL, "vanilla", "scripted", [item("hitl-01", OK)])])
     assert "repeated" not in m.to_json()
-    assert "Repeated runs" not in render_matrix_md(m) and "Repeated runs" not in render_matrix_html(m)
+    assert "Repeated runs" not in render_matrix_md(m) and b"Repeated runs" not in Site(m).render("matrix.html")[0]
 
 
 def test_run_directory_with_epochs_reads_back(tmp_path):
@@ -91,7 +91,7 @@ def test_each_cell_of_a_run_with_epochs_shows_pass_at_1_pass_hat_k_and_its_inter
     shown = m.to_json()["rows"][0]["cells"]["pause_enforced"]["repeated"]
     assert shown["pass_hat_k"] == 0.5 and shown["epochs"] == 3
     assert "2/2 (pass@1 66.7%, pass^3 50.0%, 95% CI " in render_matrix_md(m)
-    assert "pass@1 66.7%, pass^3 50.0%" in render_matrix_html(m)
+    assert "pass@1 66.7%, pass^3 50.0%" in Site(m).render("matrix.html")[0].decode()
     measured = m.rows[0].cells["measured_kind"]  # the measured kind reads the same rule over every epoch
     assert measured.repeated is not None and measured.repeated.pass_hat_k == 0.5
     assert m.rows[0].cells["declared_kind"].repeated is None  # a claim, not a measurement

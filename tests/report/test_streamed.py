@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from arena.evaluation import matrix_plan
-from arena.report.findings import render_findings, streams_section
+from arena.report.digest import render_digest
+from arena.report.findings import render_details, streams_section
 from arena.report.matrix import compute_matrix
 from arena_builtins.adapters.vanilla import VanillaAdapter
 from tests.report.helpers import item, run
@@ -36,8 +37,13 @@ def test_findings_name_every_cell_streaming_changes_with_its_items_and_what_the_
     assert "differ" in langgraph and f"did not match what ran in 1/2 items ({ARENA} × scripted: hitl-02)" in langgraph
     assert "hitl-02" in text.split(langgraph, 1)[1]  # the changed cell lists the item
     assert "- `vanilla (streamed)`: no cell differs from `vanilla`'s; what the stream told matched what ran in 1/1" in text
-    findings = render_findings(m)
-    assert "## 6. Streamed runs" in findings and "### `langgraph (streamed)`" not in findings  # no section of its own
+    details = render_details(m)
+    assert "## 6. Streamed runs" in details and "### `langgraph (streamed)`" not in details  # no section of its own
+    digest = render_digest(m)  # the digest: the streamed row beside its plain one, in the scorecard and its section
+    assert "| `langgraph (streamed)`" not in digest
+    line = next(line for line in digest.splitlines() if line.startswith("- `langgraph`: "))
+    assert "stream ≠ run in 1/2 items" in line and "differ" in line and "hitl-02" in line
+    assert "- the same as plain, and the stream told what ran in every item: `vanilla`." in digest
     assert streams_section(compute_matrix([plain])) == ""  # no streamed run: no section
 
 
