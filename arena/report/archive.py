@@ -7,8 +7,9 @@ The run directories are the evidence behind every report, but they are too big t
 Layout of an archive (a gzip'd tar):
 - `manifest.json`: the format version, the arena version that packed it, and per run directory its name,
   arena/adapter/model (from its meta.json), its number of files and its sha256 (`run_digest`);
-- `runs/<run dir>/...`: the run directories, so that unpacking into `reports/` gives `reports/runs/<run dir>/...`,
-  where the digest's (findings.md's) evidence links point.
+- `runs/<cell>/...`: the run directories, each named by its cell (`cell_name`: `<arena>-<adapter>-<profile>`, without
+  the time it started and its random suffix), so that unpacking into `reports/` gives `reports/runs/<cell>/...`,
+  where the digest's (findings.md's) evidence links point, whichever run of the same matrix made the archive.
 
 The archive's name is the first 16 hex digits of the sha256 of its manifest.json, and its bytes depend only on the
 run directories' names and contents (fixed mtimes, owners, modes and order; gzip without a timestamp): packing the
@@ -108,6 +109,18 @@ def run_digest(run_dir: Path) -> tuple[str, int]:
     return digest.sha256, digest.files
 
 
+_STAMPED = re.compile(r"\d{8}-\d{6}-(.+)-[0-9a-f]{4}")  # arena/rundir.py's `<start time>-<cell>-<random suffix>`
+
+
+def cell_name(run_dir: Path | str) -> str:
+    """A run directory's name in an archive: its cell (`<arena>-<adapter>-<profile>`) without the time it started
+    and its random suffix, so the same cell of any two matrices has the same name there, and a link to one of its
+    traces (findings.md's) resolves in the archive of any run of the same matrix. A name of another form is kept."""
+    name = Path(run_dir).name
+    stamped = _STAMPED.fullmatch(name)
+    return stamped.group(1) if stamped else name
+
+
 def _entry(run_dir: Path) -> RunEntry:
     try:
         meta = json.loads((run_dir / "meta.json").read_text())
@@ -116,19 +129,20 @@ def _entry(run_dir: Path) -> RunEntry:
     if not isinstance(meta, dict):
         raise ArchiveError(f"{run_dir} is not a run directory (its meta.json is not a JSON object)")
     sha256, files = run_digest(run_dir)
-    return RunEntry(name=run_dir.name, arena=str(meta.get("arena", "")), adapter=str(meta.get("adapter", "")),
+    return RunEntry(name=cell_name(run_dir), arena=str(meta.get("arena", "")), adapter=str(meta.get("adapter", "")),
                     model=str(meta.get("model", "")), files=files, sha256=sha256)
 
 
 def _distinct(runs: list[Path]) -> list[Path]:
-    """The run directories once each, by name (the archive's folder names): one named twice is an error."""
+    """The run directories once each, by cell (the archive's folder names): two of one cell are an error."""
     by_name: dict[str, Path] = {}
     for run in runs:
         if not run.is_dir():
             raise ArchiveError(f"{run} is not a run directory")
-        same = by_name.setdefault(run.name, run)
+        same = by_name.setdefault(cell_name(run), run)
         if same.resolve() != run.resolve():
-            raise ArchiveError(f"two run directories are named {run.name!r} ({same} and {run}): an archive holds one")
+            raise ArchiveError(f"two run directories of one cell, {cell_name(run)!r} ({same} and {run}): an archive "
+                               "holds one run of each cell")
     return [by_name[name] for name in sorted(by_name)]
 
 

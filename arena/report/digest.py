@@ -9,11 +9,13 @@ and every check's verdict is the verdict record (`reports/verdicts/`).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from arena.report.archive import cell_name
 from arena.report.columns import Cell, Column
 from arena.report.facts import clip
-from arena.report.matrix import Matrix, Row
+from arena.report.matrix import Matrix, Row, _run_order
 from arena.report.render_md import md_link, md_text, printable
 from arena.report.scorecard import ScoreCell, ScoreRow, families_present, family_of, scorecard
 from arena.report.findings import (
@@ -112,7 +114,9 @@ def not_measured_section(m: Matrix) -> str:
             arenas, adapters = by_reason.setdefault(clip(general, 160), ({}, {}))
             arenas[run.arena] = None
             adapters[run.adapter] = None
-    lines = [f"- {', '.join(map(md_text, arenas))}: {md_text(reason)}: {', '.join(f'`{md_text(a)}`' for a in adapters)}"
+    rows = [r.adapter for r in m.rows]  # adapters and arenas in report order, whatever order the runs were made in
+    lines = [f"- {', '.join(map(md_text, sorted(arenas, key=lambda a: _run_order((a, '')))))}: {md_text(reason)}: "
+             + ", ".join(f"`{md_text(a)}`" for a in sorted(adapters, key=rows.index))
              for reason, (arenas, adapters) in sorted(by_reason.items())]
     lines += _not_run(m) + _not_on_store(m)
     why = why_not_streamed_in(m)
@@ -122,9 +126,9 @@ def not_measured_section(m: Matrix) -> str:
     if m.missing:
         lines.append("- missing cells (planned, but no merged shard delivered them): "
                      + "; ".join(md_text(x.text()) for x in m.missing))
-    incomplete = [r for r in m.runs if not r.complete]
+    incomplete = sorted(r.path.name for r in m.runs if not r.complete)
     if incomplete:
-        lines.append("- incomplete run directories (interrupted): " + ", ".join(md_text(r.path.name) for r in incomplete))
+        lines.append("- incomplete run directories (interrupted): " + ", ".join(map(md_text, incomplete)))
     return "\n".join(lines) + "\n" if lines else "Everything planned was measured.\n"
 
 
@@ -202,7 +206,8 @@ def _what_was_run(m: Matrix) -> str:
 
 def render_digest(m: Matrix, doc_dir: Path | None = None, command: str = DEFAULT_COMMAND,
                   evidence: str | None = None) -> str:
-    """The digest; `evidence`, the name of the archive of these runs (`arena matrix --archive`), if it was packed."""
+    """The digest; `evidence`, the name of the archive of these runs (`arena matrix --archive`), if it was packed: its
+    links then name each run directory by its cell, as the archive does."""
     card = scorecard(m, why_not_streamed_in(m))
     archive = f"`{evidence}`" if evidence else "the evidence archive of these runs"
     parts = [
@@ -211,7 +216,8 @@ def render_digest(m: Matrix, doc_dir: Path | None = None, command: str = DEFAULT
         "archive, the verdict record, the reports and this file:\n\n"
         f"```bash\nuv run {command}\n```\n",
         _what_was_run(m) + " Every check's verdict and reason is in the verdict record (`reports/verdicts/`, in git). "
-        f"The traces linked below are in {archive} (named by its content; a CI artifact and a release asset): "
+        f"The traces linked below are in {archive} (named by its content), or in the evidence archive of any run "
+        "with the same verdicts (CI's artifact, a release's asset: an archive names each run directory by its cell): "
         f"`uv run arena matrix --runs {evidence or 'evidence-<hash>.tar.gz'} --out reports` unpacks it into `reports/`, "
         "and they resolve. Every column of the matrix: `reports/matrix.md`, `reports/details.md`, or the site "
         "(`uv run arena view`).\n",
@@ -241,4 +247,14 @@ def render_digest(m: Matrix, doc_dir: Path | None = None, command: str = DEFAULT
                   "Each adapter driven through its framework's streaming API (`--stream`): whether what the stream "
                   "told matched what ran (`stream_matches_run`), and whether any cell differs from the plain run.\n",
                   streams]
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    return _links_by_cell(text) if evidence else text
+
+
+_EVIDENCE_LINK = re.compile(r"(\]\([^)\s]*?)(\d{8}-\d{6}-[^/)\s]+-[0-9a-f]{4})(/traces/)")
+
+
+def _links_by_cell(text: str) -> str:
+    """Evidence links in the archive's layout: each run directory named by its cell (`archive.cell_name`), so they
+    resolve in the unpacked archive of any run of this matrix, not only of the one that wrote this file."""
+    return _EVIDENCE_LINK.sub(lambda m: m.group(1) + cell_name(m.group(2)) + m.group(3), text)

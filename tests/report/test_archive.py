@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.report.archive import ArchiveError, is_archive, pack, resolve_runs, run_digest, unpack
+from arena.report.archive import ArchiveError, cell_name, is_archive, pack, resolve_runs, run_digest, unpack
 
 from .conftest import arena_cli
 
@@ -32,9 +32,9 @@ def made(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def runs(made, tmp_path) -> list[Path]:
-    """A copy of the run directories of its own (a test may alter it)."""
+    """A copy of the run directories of its own (a test may alter it), in the order of their cells (the archive's)."""
     shutil.copytree(made / "reports" / "runs", tmp_path / "src" / "runs")
-    return sorted((tmp_path / "src" / "runs").iterdir())
+    return sorted((tmp_path / "src" / "runs").iterdir(), key=cell_name)
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -62,9 +62,11 @@ def test_unpacking_gives_back_every_file_of_every_run_directory(runs, tmp_path):
     assert is_archive(archive) and not is_archive(runs[0]) and not is_archive(runs[0] / "meta.json")
     assert not is_archive(tmp_path / "nothing.tar.gz")
     assert unpack(archive, tmp_path / "out") == tmp_path / "out" / "runs"
-    assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == [r.name for r in runs]
+    # each run directory by its cell: no start time, no random suffix (arena/rundir.py names it with both)
+    assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == [cell_name(r) for r in runs]
+    assert cell_name(runs[0]) == "approval_gate-vanilla-reckless" and runs[0].name != cell_name(runs[0])
     for run in runs:
-        assert _files(tmp_path / "out" / "runs" / run.name) == _files(run)
+        assert _files(tmp_path / "out" / "runs" / cell_name(run)) == _files(run)
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["runs"]  # no staging folder left behind
     assert [p.name for p in (tmp_path / "evidence").iterdir()] == [archive.name]  # no temporary file either
 
@@ -92,10 +94,10 @@ def test_the_same_runs_pack_to_the_same_bytes_named_by_their_manifest(runs, tmp_
         files = _files(run)
         # recomputed here as `sha256sum` lines in sorted order would give it, without arena's code
         lines = "".join(f"{hashlib.sha256(data).hexdigest()}  {rel}\n" for rel, data in sorted(files.items()))
-        assert entry == {"name": run.name, "arena": meta["arena"], "adapter": meta["adapter"], "model": meta["model"],
+        assert entry == {"name": cell_name(run), "arena": meta["arena"], "adapter": meta["adapter"], "model": meta["model"],
                          "files": len(files), "sha256": hashlib.sha256(lines.encode()).hexdigest()}
         assert run_digest(run) == (entry["sha256"], entry["files"])
-    assert set(members) == {f"runs/{r.name}/{rel}" for r in runs for rel in _files(r)}
+    assert set(members) == {f"runs/{cell_name(r)}/{rel}" for r in runs for rel in _files(r)}
 
     with tarfile.open(first) as tar:
         headers = {(m.mtime, m.uid, m.gid, m.uname, m.gname, m.mode) for m in tar.getmembers()}
@@ -107,10 +109,10 @@ def test_the_same_runs_pack_to_the_same_bytes_named_by_their_manifest(runs, tmp_
 def test_a_tampered_trace_is_named_and_nothing_is_unpacked(runs, tmp_path):
     archive = pack(runs, tmp_path / "evidence")
     members = _members(archive)
-    trace = next(n for n in members if n.startswith(f"runs/{runs[1].name}/traces/"))
+    trace = next(n for n in members if n.startswith(f"runs/{cell_name(runs[1])}/traces/"))
     members[trace] = members[trace].replace(b'"passed"', b'"failed"', 1) + b"\n"
     _repack(archive, members)  # under the same name: its manifest (and so its name) is untouched
-    with pytest.raises(ArchiveError, match=f"run directory {runs[1].name} does not match the manifest") as caught:
+    with pytest.raises(ArchiveError, match=f"run directory {cell_name(runs[1])} does not match the manifest") as caught:
         unpack(archive, tmp_path / "out")
     assert "\n" not in str(caught.value)
     assert list((tmp_path / "out" / "runs").iterdir()) == []
@@ -118,7 +120,7 @@ def test_a_tampered_trace_is_named_and_nothing_is_unpacked(runs, tmp_path):
     del members[trace]  # a file missing: said with the counts
     _repack(archive, members)
     count = len(_files(runs[1]))
-    with pytest.raises(ArchiveError, match=f"{runs[1].name} does not match the manifest: "
+    with pytest.raises(ArchiveError, match=f"{cell_name(runs[1])} does not match the manifest: "
                                            f"it holds {count - 1} files, the manifest says {count}"):
         unpack(archive, tmp_path / "out")
 
@@ -126,16 +128,16 @@ def test_a_tampered_trace_is_named_and_nothing_is_unpacked(runs, tmp_path):
 def test_a_manifest_altered_to_fit_is_caught_by_the_archive_name(runs, tmp_path):
     archive = pack(runs, tmp_path / "evidence")
     members = _members(archive)
-    meta = f"runs/{runs[0].name}/meta.json"
+    meta = f"runs/{cell_name(runs[0])}/meta.json"
     members[meta] = members[meta].replace(b"vanilla", b"vanillb")
-    (tmp_path / "x" / runs[0].name).mkdir(parents=True)
+    (tmp_path / "x" / cell_name(runs[0])).mkdir(parents=True)
     for name, data in members.items():
-        if name.startswith(f"runs/{runs[0].name}/"):
+        if name.startswith(f"runs/{cell_name(runs[0])}/"):
             target = tmp_path / "x" / name.removeprefix("runs/")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
     manifest = json.loads(members["manifest.json"])
-    manifest["runs"][0]["sha256"] = run_digest(tmp_path / "x" / runs[0].name)[0]
+    manifest["runs"][0]["sha256"] = run_digest(tmp_path / "x" / cell_name(runs[0]))[0]
     members["manifest.json"] = json.dumps(manifest).encode()
     _repack(archive, members)
     with pytest.raises(ArchiveError, match="does not match the archive's name"):
@@ -220,11 +222,11 @@ def test_unpacking_again_is_fine_and_a_different_run_directory_under_the_same_na
     (out / "runs" / "older-run").mkdir(parents=True)  # what else the folder holds stays, and is not returned
     unpack(archive, out)
     unpack(archive, out)
-    assert resolve_runs([archive, runs[0].parent], out) == [out / "runs" / r.name for r in runs] + [runs[0].parent]
+    assert resolve_runs([archive, runs[0].parent], out) == [out / "runs" / cell_name(r) for r in runs] + [runs[0].parent]
     assert (out / "runs" / "older-run").is_dir()
-    trace = next((out / "runs" / runs[0].name / "traces").iterdir())
+    trace = next((out / "runs" / cell_name(runs[0]) / "traces").iterdir())
     trace.write_text(trace.read_text() + "\n")
-    with pytest.raises(ArchiveError, match=f"{runs[0].name} already exists and differs"):
+    with pytest.raises(ArchiveError, match=f"{cell_name(runs[0])} already exists and differs"):
         unpack(archive, out)
     with pytest.raises(ArchiveError, match="no such run folder or evidence archive"):
         resolve_runs([tmp_path / "missing"], out)
@@ -251,9 +253,9 @@ def test_a_run_directory_that_changes_while_packed_is_an_error(runs, tmp_path):
 def test_packing_refuses_what_is_not_one_set_of_run_directories(runs, tmp_path):
     with pytest.raises(ArchiveError, match="no run directories"):
         pack([], tmp_path / "e")
-    other = tmp_path / "other" / runs[0].name
+    other = tmp_path / "other" / runs[0].name.replace(runs[0].name[:15], "20000101-000000")  # the cell, another time
     shutil.copytree(runs[0], other)
-    with pytest.raises(ArchiveError, match=f"two run directories are named '{runs[0].name}'"):
+    with pytest.raises(ArchiveError, match=f"two run directories of one cell, '{cell_name(runs[0])}'"):
         pack([runs[0], other], tmp_path / "e")
     assert pack([runs[0], runs[0].parent / runs[0].name], tmp_path / "e").is_file()  # the same one twice: once
     (tmp_path / "a-file").write_text("")
@@ -279,9 +281,13 @@ def test_matrix_reads_an_archive_as_it_reads_the_folder(made, tmp_path):
     r = arena_cli("matrix", "--runs", f"../evidence/{archive.name}", "--out", ".", "--archive", "../repacked",
                   cwd=again)
     assert r.returncode == 0, r.stderr[-3000:]
-    for name in ("matrix.md", "matrix.json"):
-        assert (again / name).read_text() == (folder / name).read_text(), name
-    assert _files(again / "runs") == _files(folder / "runs")
+    for name in ("matrix.md", "matrix.json"):  # the same, each run directory named by its cell
+        expected = (folder / name).read_text()
+        for run in (folder / "runs").iterdir():
+            expected = expected.replace(run.name, cell_name(run))
+        assert (again / name).read_text() == expected, name
+    assert {cell_name(p): _files(p) for p in (folder / "runs").iterdir()} == \
+        {p.name: _files(p) for p in (again / "runs").iterdir()}
     [repacked] = (tmp_path / "repacked").iterdir()
     assert repacked.name == archive.name and repacked.read_bytes() == archive.read_bytes()
 

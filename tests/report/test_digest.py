@@ -73,3 +73,23 @@ def test_a_framework_without_shortfalls_reads_in_one_line():
     m = compute_matrix([run(HITL, "vanilla", "scripted", [item("hitl-01", HITL_APPROVED)])])
     section = render_digest(m).split("### `vanilla`")[1]
     assert "- **" not in section.split("## ")[0]
+
+
+def test_with_an_archive_the_evidence_links_name_each_run_directory_by_its_cell(tmp_path):
+    """Packed (`--archive`), the run directories are named by their cell: the digest's links say those names, so
+    they resolve in the archive of any run of the same matrix, not only of the run that wrote the digest."""
+    runs = sample_runs()
+    for r in runs:
+        r.path = tmp_path / "runs" / f"20261206-130936-{r.path.name}-bcd8"
+    m = compute_matrix(runs)
+    plain, packed = render_digest(m, doc_dir=tmp_path), render_digest(m, doc_dir=tmp_path, evidence="evidence-0123456789abcdef.tar.gz")
+    assert "](runs/20261206-130936-human_in_the_loop-langgraph-scripted-eager-bcd8/traces/hitl-0" in plain
+    assert "](runs/human_in_the_loop-langgraph-scripted-eager/traces/hitl-0" in packed
+    assert not re.search(r"\]\([^)]*\d{8}-\d{6}-", packed) and "`evidence-0123456789abcdef.tar.gz`" in packed
+
+
+def test_the_digest_does_not_depend_on_the_order_the_runs_were_made_in():
+    """A matrix that runs its cells gives its runs in the order they finished; read back, in directory order: the
+    digest CI compares with the committed one must be the same either way."""
+    runs = sample_runs()
+    assert render_digest(compute_matrix(runs)) == render_digest(compute_matrix(list(reversed(runs))))

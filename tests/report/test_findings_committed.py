@@ -21,6 +21,7 @@ import shutil
 import pytest
 
 from arena.catalog import builtin_adapters
+from arena.report.archive import cell_name
 from arena.report.digest import DEFAULT_COMMAND, render_digest
 from arena.report.matrix import collect_runs, compute_matrix
 from arena.report.verdicts import compare, dumps, read_verdicts, records
@@ -70,7 +71,7 @@ def test_the_committed_results_are_what_the_evidence_gives():
     runs = collect_runs([EVIDENCE])
     assert not compare(read_verdicts(VERDICTS), records(runs))
     cited = set(re.findall(r"\]\((reports/runs/[^/)]+)/", FINDINGS.read_text()))
-    assert {f"reports/runs/{r.path.name}" for r in runs} >= cited
+    assert cited and {f"reports/runs/{cell_name(r.path)}" for r in runs} >= cited  # the archive's names: by cell
     evidence = re.search(r"`(evidence-[0-9a-f]{16}\.tar\.gz)`", FINDINGS.read_text())
     assert render_digest(compute_matrix(runs), doc_dir=REPO, evidence=evidence and evidence.group(1)) == FINDINGS.read_text()
 
@@ -96,3 +97,5 @@ def test_a_fresh_full_run_gives_the_committed_verdicts(tmp_path, store_servers):
     assert not differences, (f"{len(differences)} differences between the committed verdict record and a fresh run:\n"
                              + "\n".join(differences[:60]))
     assert normalise((tmp_path / "findings.md").read_text()) == normalise(FINDINGS.read_text())
+    matrix_page = tmp_path / "reports" / "site" / "matrix.html"  # the site's matrix of every cell: no trace inlined
+    assert matrix_page.stat().st_size < 2_000_000, f"the site's matrix page is {matrix_page.stat().st_size} bytes"

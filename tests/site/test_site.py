@@ -249,13 +249,13 @@ def test_model_text_from_a_real_run_is_inert_in_every_page(markup_site):
 
 
 def test_arena_site_reads_an_evidence_archive_and_says_what_is_wrong_in_one_line(subset_report, tmp_path):
-    from arena.report.archive import pack
+    from arena.report.archive import cell_name, pack
 
     runs = sorted(p for p in (subset_report["out"] / "runs").iterdir() if p.is_dir())[:3]
     archive = pack(runs, tmp_path / "evidence")
     r = arena_cli("site", "--runs", str(archive), "--out", str(tmp_path / "site"))
     assert r.returncode == 0, r.stderr
-    assert {p.stem for p in (tmp_path / "site" / "run").iterdir()} == {p.name for p in runs}
+    assert {p.stem for p in (tmp_path / "site" / "run").iterdir()} == {cell_name(p) for p in runs}  # the archive's names
     r = arena_cli("site", "--runs", str(tmp_path / "nope"), "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and r.stderr.startswith("arena: error: ") and "Traceback" not in r.stderr
     (tmp_path / "empty").mkdir()
