@@ -10,6 +10,7 @@ import pytest
 from arena import catalog
 from arena.catalog import load_target
 from arena.runner import run_items
+from arena.runner.watch import Watch
 from arena.worker.client import WorkerAdapter
 from tests.zoo import FAULTS
 
@@ -23,7 +24,9 @@ def test_each_fault_fails_an_item_for_its_own_reason(name, server):
     cls = load_target(fault.adapter)
     factory = (partial(WorkerAdapter, fault.adapter, cls.info, sys.executable, server, spec.restart_between_legs)
                if fault.worker else cls)
-    results = run_items(factory, spec, items, server=server, model=fault.profile, timeout_s=fault.timeout_s)
+    watch = Watch(dwell_s=fault.dwell_s) if fault.dwell_s is not None else Watch()
+    results = run_items(factory, spec, items, server=server, model=fault.profile, timeout_s=fault.timeout_s,
+                        watch=watch)
     caught = [(r.item_id, c.reason) for r in results for c in r.checks
               if c.name == fault.check and not c.passed and fault.reason in c.reason and r.status == "failed"]
     assert caught, [(r.item_id, r.status, r.error, [(c.name, c.reason) for c in r.checks if not c.passed])
