@@ -15,11 +15,11 @@ from pathlib import Path
 from arena.report.archive import cell_name
 from arena.report.columns import Cell, Column
 from arena.report.facts import clip
-from arena.report.matrix import Matrix, Row, _run_order
+from arena.report.matrix import Matrix, Row, run_order
 from arena.report.render_md import md_link, md_text, printable
 from arena.report.scorecard import ScoreCell, ScoreRow, families_present, family_of, scorecard
 from arena.report.findings import (
-    DEFAULT_COMMAND, _changed_item, _not_on_store, _not_run, cell_histories, could_not_run, release_groups,
+    DEFAULT_COMMAND, changed_item, not_on_store_lines, unplanned_lines, cell_histories, could_not_run, release_groups,
     why_not_streamed_in,
 )
 from arena.streaming import is_streamed
@@ -115,10 +115,10 @@ def not_measured_section(m: Matrix) -> str:
             arenas[run.arena] = None
             adapters[run.adapter] = None
     rows = [r.adapter for r in m.rows]  # adapters and arenas in report order, whatever order the runs were made in
-    lines = [f"- {', '.join(map(md_text, sorted(arenas, key=lambda a: _run_order((a, '')))))}: {md_text(reason)}: "
+    lines = [f"- {', '.join(map(md_text, sorted(arenas, key=lambda a: run_order((a, '')))))}: {md_text(reason)}: "
              + ", ".join(f"`{md_text(a)}`" for a in sorted(adapters, key=rows.index))
              for reason, (arenas, adapters) in sorted(by_reason.items())]
-    lines += _not_run(m) + _not_on_store(m)
+    lines += unplanned_lines(m) + not_on_store_lines(m)
     why = why_not_streamed_in(m)
     if why:
         lines.append("- not streamed (declared): " + "; ".join(f"`{md_text(a)}` ({md_text(clip(r, 140))})"
@@ -148,7 +148,7 @@ def releases_lines(m: Matrix, doc_dir: Path | None) -> str:
         for h in changed:
             earlier = {id(r): h.values[i - 1][0] for i, (r, _) in enumerate(h.values) if i}
             steps = "; ".join(f"{md_text(r.version or '?')}: {md_text(a)} → {md_text(b)}"
-                              f"{_changed_item(r, earlier[id(r)], h.column.key, doc_dir)}" for r, a, b in h.changes)
+                              f"{changed_item(r, earlier[id(r)], h.column.key, doc_dir)}" for r, a, b in h.changes)
             parts.append(f"  - {md_text(h.column.title)} ({md_text(h.column.arena)}): {steps}")
         lines.append(f"- `{md_text(base)}` ({releases}):{unrun} {len(changed)} of {len(histories)} cells changed:\n"
                      + "\n".join(parts))

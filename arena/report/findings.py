@@ -209,7 +209,7 @@ def history_table(m: Matrix, rows: list[Row], doc_dir: Path | None = None, every
             continue
         earlier = {id(r): h.values[i - 1][0] for i, (r, _) in enumerate(h.values) if i}
         changed = "; ".join(f"{md_text(r.version or '?')}: {md_text(before)} → {md_text(after)}"
-                            f"{_changed_item(r, earlier[id(r)], h.column.key, doc_dir)}"
+                            f"{changed_item(r, earlier[id(r)], h.column.key, doc_dir)}"
                             for r, before, after in h.changes) or "never"
         lines.append(f"| {md_text(h.column.title)} | {md_text(h.column.arena)} | {md_text(h.now)} | "
                      f"{md_text(h.since.version or '?')} | {changed} |")
@@ -243,7 +243,7 @@ def releases_section(m: Matrix, doc_dir: Path | None = None) -> str:
             "item whose outcome changed there:\n\n" + "\n".join(lines) + "\n")
 
 
-def _changed_item(row: Row, other: Row, key: str, doc_dir: Path | None) -> str:
+def changed_item(row: Row, other: Row, key: str, doc_dir: Path | None) -> str:
     """An item that counts in one of the two releases' cells and not in the other's, linked to its trace in `row`."""
     if row is other:
         return ""
@@ -254,7 +254,7 @@ def _changed_item(row: Row, other: Row, key: str, doc_dir: Path | None) -> str:
     return f" ({md_link(f'{ev.item}', ev.trace, doc_dir)} {'counts' if ev.ok else 'does not count'})"
 
 
-def _not_run(m: Matrix) -> list[str]:
+def unplanned_lines(m: Matrix) -> list[str]:
     ran = {(r.arena, r.model) for r in m.runs}
     out = []
     for arena in dict.fromkeys(c.arena for c in m.columns):
@@ -266,7 +266,7 @@ def _not_run(m: Matrix) -> list[str]:
     return out
 
 
-def _not_on_store(m: Matrix) -> list[str]:
+def not_on_store_lines(m: Matrix) -> list[str]:
     """For each arena run on a server store: the adapters of the matrix that have no run there, and why (what the
     adapter declares for that store, or why the arena does not run it): not measured, never run on SQLite instead."""
     from arena.stores import unscoped, why_not_kept
@@ -329,8 +329,8 @@ def render_details(m: Matrix, doc_dir: Path | None = None, command: str = DEFAUL
         what.append(f"- {md_text(arena)} ({'/'.join(map(str, items))} items) × "
                     f"{', '.join(f'`{md_text(p)}`' for p in models)} on "
                     f"{len(adapters)} adapters: {', '.join(f'`{md_text(a)}`' for a in adapters)}")
-    what += _not_run(m)
-    what += _not_on_store(m)
+    what += unplanned_lines(m)
+    what += not_on_store_lines(m)
     if m.missing:
         what.append(f"- missing cells (planned, but no merged shard delivered them): "
                     + "; ".join(md_text(x.text()) for x in m.missing))

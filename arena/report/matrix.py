@@ -272,7 +272,7 @@ class Matrix:
     @property
     def run_keys(self) -> list[tuple[str, str]]:
         """(arena, model) pairs that were run, in a stable order."""
-        seen = sorted({(r.arena, r.model) for r in self.runs}, key=_run_order)
+        seen = sorted({(r.arena, r.model) for r in self.runs}, key=run_order)
         return seen
 
     def arena_profiles(self) -> dict[str, list[str]]:
@@ -284,7 +284,7 @@ class Matrix:
 
     def repeated(self) -> list[tuple[Run, Repeated]]:
         """The runs of more than one epoch with their statistics, adapters and runs in report order."""
-        runs = sorted(self.runs, key=lambda r: (_adapter_order(r.adapter), _run_order((r.arena, r.model))))
+        runs = sorted(self.runs, key=lambda r: (adapter_order(r.adapter), run_order((r.arena, r.model))))
         return [(r, stats) for r in runs if (stats := r.repeated()) is not None]
 
     def to_json(self) -> dict[str, Any]:
@@ -317,12 +317,12 @@ class Matrix:
                  "status": r.status, "items": len(r.results),
                  "passed": sum(x.status == "passed" for x in r.results),
                  "errored": sum(x.status == "errored" for x in r.results)}
-                for r in sorted(self.runs, key=lambda r: (_adapter_order(r.adapter), _run_order((r.arena, r.model))))
+                for r in sorted(self.runs, key=lambda r: (adapter_order(r.adapter), run_order((r.arena, r.model))))
             ],
         }
 
 
-def _adapter_order(name: str) -> tuple:
+def adapter_order(name: str) -> tuple:
     """Registry order; an adapter pinned to releases of its framework (`langgraph@1.1.10`) right after the
     adapter itself, oldest release first; a streamed run right after its plain one."""
     from arena.streaming import is_streamed, plain_label
@@ -340,7 +340,7 @@ def arena_order(arena: str) -> tuple[int, str]:
     return (spec.order, arena) if spec is not None else (1 << 30, arena)
 
 
-def _run_order(key: tuple[str, str]) -> tuple[int, str, int, str]:
+def run_order(key: tuple[str, str]) -> tuple[int, str, int, str]:
     arena, model = key
     profiles = declared_profiles(arena)
     model_rank = profiles.index(model) if model in profiles else len(profiles)
@@ -353,8 +353,8 @@ def compute_matrix(runs: list[Run], columns: list[Column] | None = None) -> Matr
         columns = catalog.columns()
     by_key = {r.key: r for r in runs}
     rows = []
-    for adapter in sorted({r.adapter for r in runs}, key=_adapter_order):
-        mine = sorted((r for r in runs if r.adapter == adapter), key=lambda r: _run_order((r.arena, r.model)))
+    for adapter in sorted({r.adapter for r in runs}, key=adapter_order):
+        mine = sorted((r for r in runs if r.adapter == adapter), key=lambda r: run_order((r.arena, r.model)))
         primary = mine[0]  # the first arena's default profile, when it was run
         cells = {c.key: compute_cell(c, by_key, adapter, primary.meta) for c in columns}
         rows.append(Row(adapter=adapter, meta=primary.meta, cells=cells, runs=mine))

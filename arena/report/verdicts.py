@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from arena.report.matrix import Run, _adapter_order, _run_order
+from arena.report.matrix import Run, adapter_order, run_order
 
 FORMAT = 1
 REASON_LIMIT = 200  # characters of a reason kept: one line a reviewer reads, not the trace
@@ -92,8 +92,8 @@ def records(runs: Iterable[Run]) -> dict[str, Record]:
     for run in runs:
         by_arena.setdefault(run.arena, []).append(run)
     out: dict[str, Record] = {}
-    for arena in sorted(by_arena, key=lambda a: _run_order((a, ""))):
-        mine = sorted(by_arena[arena], key=lambda r: (_adapter_order(r.adapter), _run_order((r.arena, r.model))))
+    for arena in sorted(by_arena, key=lambda a: run_order((a, ""))):
+        mine = sorted(by_arena[arena], key=lambda r: (adapter_order(r.adapter), run_order((r.arena, r.model))))
         out[arena] = {"format": FORMAT, "arena": arena,
                       "runs": {f"{r.adapter} × {r.model}": run_record(r) for r in mine}}
     return out
@@ -140,7 +140,7 @@ def compare(committed: dict[str, Record], fresh: dict[str, Record], reasons: boo
     verdict. With `reasons`, a verdict given for other words counts too (a review reads those; CI does not fail on
     them: the order two concurrent calls ran in, which a reason may name, is not a result)."""
     out: list[str] = []
-    for arena in sorted(set(committed) | set(fresh), key=lambda a: _run_order((a, ""))):
+    for arena in sorted(set(committed) | set(fresh), key=lambda a: run_order((a, ""))):
         old_runs, new_runs = (committed.get(arena) or {}).get("runs", {}), (fresh.get(arena) or {}).get("runs", {})
         for run in list(old_runs) + [r for r in new_runs if r not in old_runs]:
             cell = f"{arena} × {run}"

@@ -16,7 +16,7 @@ REGISTRY = builtin_adapters()
 from arena import versions
 from arena.report.columns import Cell, Column, Evidence
 from arena.report.findings import releases_section
-from arena.report.matrix import Matrix, Row, _adapter_order
+from arena.report.matrix import Matrix, Row, adapter_order
 from arena.worker import envs
 
 
@@ -90,7 +90,7 @@ def test_the_release_date_is_read_from_the_index(monkeypatch):
 
 def test_releases_sit_beside_their_adapter_oldest_first():
     names = ["pydantic_ai", "langgraph@1.1.10", "vanilla", "langgraph", "langgraph@1.0.10", "langgraph_per_call"]
-    assert sorted(names, key=_adapter_order) == [
+    assert sorted(names, key=adapter_order) == [
         "vanilla", "langgraph", "langgraph@1.0.10", "langgraph@1.1.10", "langgraph_per_call", "pydantic_ai"]
 
 
