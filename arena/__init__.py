@@ -1,7 +1,7 @@
 """arena: measures how agent frameworks pause for a human and resume.
 
 The library entry points are `arena.evaluate()` (what `arena run` does) and `arena.evaluate_matrix()`
-(what `arena matrix` runs); see arena/evaluation.py. They are imported on first use, so that
+(what `arena matrix` runs); see arena/evaluation/. They are imported on first use, so that
 `import arena` (and `arena --help`) stays instant.
 """
 

@@ -181,12 +181,13 @@ def _why(results: list[ItemResult]) -> str:
 def baseline_name(baseline: Baseline, adapter: str) -> str:
     """The row a run is judged against: its own, else, for a framework from source (`name@path:...`,
     `name@git+...`), the released adapter's it would replace (a maintainer's branch against the release)."""
-    from arena.versions import base_name, is_source, is_versioned
+    from arena.run_id import AdapterLabel
+    from arena.versions import is_source, is_versioned
 
     known = {key[1] for key in baseline.items} | {key[0] for key in baseline.cells}
-    if adapter in known or not is_versioned(adapter) or not is_source(adapter.split("@", 1)[1]):
+    if adapter in known or not is_versioned(adapter) or not is_source(AdapterLabel.parse(adapter).release):
         return adapter
-    return base_name(adapter)
+    return AdapterLabel.parse(adapter).name
 
 
 def compare(baseline: Baseline, runs: Sequence[Run]) -> Comparison:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 from arena import DISTRIBUTION
 from arena.errors import PluginError, exited_at_import
-from arena.types import AdapterInfo, ResumableRunner
+from arena.adapter import Adapter, AdapterContractError, as_adapter
 
 if TYPE_CHECKING:  # what workers import of the catalog (load_target) stays light: arenas load arena.spec
     from arena.spec import ArenaSpec
@@ -100,7 +100,7 @@ class AdapterEntry:
                 return False
         return True
 
-    def load(self) -> type[ResumableRunner]:
+    def load(self) -> type[Adapter]:
         cls = load_target(self.target)
         if self.plugin and cls.info.name != self.name:  # run directories and reports go by the name
             raise ValueError(f"{self.target!r} is registered as {self.name!r} but its info.name is {cls.info.name!r}")
@@ -164,9 +164,8 @@ def adapters() -> dict[str, AdapterEntry]:
     for name, (ep, dist) in _entry_points(ADAPTERS).items():
         if dist == BUILT_IN:
             cls = load_target(_target(ep))
-            builtin.append((int(getattr(cls, "order", 100)), AdapterEntry(
-                name, _target(ep), cls.info.framework, tuple(getattr(cls, "requires", ())),
-                getattr(cls, "environment", "shared"), bool(getattr(cls, "concurrent", True)))))
+            builtin.append((cls.order, AdapterEntry(name, _target(ep), cls.info.framework, cls.requires,
+                                                    cls.environment, cls.concurrent)))
         else:
             plugins.append(AdapterEntry(name, _target(ep), ep.dist.name if ep.dist is not None else name,
                                         distribution=dist))
@@ -187,8 +186,9 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[0]
 
 
-def load_target(target: str) -> type[ResumableRunner]:
-    """Import `module:Class`; raises ValueError with a one-line reason."""
+def load_target(target: str) -> type[Adapter]:
+    """Import `module:Class` as an `Adapter` (its declared channels checked against its hooks); raises ValueError
+    with a one-line reason."""
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise ValueError(f"adapter {target!r} is not a registered name or a 'module:Class' path")
@@ -205,12 +205,10 @@ def load_target(target: str) -> type[ResumableRunner]:
         cls = getattr(module, attr)
     except AttributeError:
         raise ValueError(f"{module_name!r} has no attribute {attr!r}") from None
-    if not hasattr(cls, "info") or not hasattr(cls, "start") or not hasattr(cls, "resume"):
-        raise ValueError(f"{target!r} does not implement ResumableRunner (info, start, resume)")
-    if not isinstance(cls.info, AdapterInfo):
-        raise ValueError(f"{target!r}: info must be an arena.types.AdapterInfo, not {type(cls.info).__name__}")
-    runner: type[ResumableRunner] = cls
-    return runner
+    try:
+        return as_adapter(cls, repr(target), discover=arenas)
+    except AdapterContractError as exc:
+        raise ValueError(str(exc)) from None
 
 
 # -- arenas ------------------------------------------------------------------------------------------
@@ -294,7 +292,9 @@ def find_arena(name: str) -> ArenaSpec | None:
 
 def arena_of(name: str) -> ArenaSpec | None:
     """The arena a run of `name` measured: a run on a server store is named `<arena>@<store>` (arena/stores.py)."""
-    return find_arena(name.split("@", 1)[0])
+    from arena.run_id import ArenaLabel
+
+    return find_arena(ArenaLabel.parse(name).name)
 
 
 def columns() -> list[Column]:

@@ -9,7 +9,9 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
+
 
 import typer
 from typer.exceptions import Abort, Exit, TyperException
@@ -20,18 +22,21 @@ from arena.errors import ArenaError, PluginError, SetupError, UserError, exited_
 from arena.paths import writable_dir
 from arena.redact import redact
 from rich.table import Table
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 if TYPE_CHECKING:
+    from arena.report.matrix import Run
+    from arena.results import ItemResult
     from arena.rundir import CannotWrite
+    from arena.spec import ArenaSpec
 
 
 class _PlainTypes:
     """typer's help shows a value type for every option, flags included (`--json <bool>`, as if the flag
     took a value), and a repeatable option's as `<list[str]>`: a flag shows none, a repeatable one its item's."""
 
-    def get_params(self, ctx):
-        params = super().get_params(ctx)  # type: ignore[misc]
+    def get_params(self, ctx: Any) -> list[Any]:  # typer's own (vendored) click types
+        params: list[Any] = super().get_params(ctx)  # type: ignore[misc]
         for param in params:
             if getattr(param, "metavar", "") is not None:
                 continue
@@ -52,9 +57,9 @@ class _RunCommand(_Command):
     """`arena run --help` lists every arena's scripted profiles under --model: the arenas are imported for
     that help alone (a quarter of a second), never for `arena --help` or `arena list`'s start."""
 
-    def format_help(self, ctx, formatter):
+    def format_help(self, ctx: Any, formatter: Any) -> None:
         for param in self.params:
-            if param.name == "model" and "Scripted profiles" not in (param.help or ""):
+            if isinstance(param, TyperOption) and param.name == "model" and "Scripted profiles" not in (param.help or ""):
                 param.help = f"{param.help}. Scripted profiles: {_profiles_text()}"
         return super().format_help(ctx, formatter)
 
@@ -64,7 +69,7 @@ def _profiles_text() -> str:
                      for name, spec in _loadable_arenas())
 
 
-def _loadable_arenas():
+def _loadable_arenas() -> Iterator[tuple[str, ArenaSpec]]:
     """(name, spec) of every arena that loads, in name order; a broken plugin arena is left out silently
     (`arena list` shows its error in its own row)."""
     from arena import catalog
@@ -112,7 +117,7 @@ def _root(
     pass
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     raise UserError(message)
 
 
@@ -311,8 +316,8 @@ class _RunProgress:
     errors printed under the table."""
 
     def __init__(self) -> None:
-        self.kept: dict[str, list] = {}
-        self._bars: dict[str, tuple] = {}
+        self.kept: dict[str, list[ItemResult]] = {}
+        self._bars: dict[str, tuple[Any, Any, str]] = {}
 
     def say(self, message: str, level: str = "plain") -> None:
         _say(message, level)
@@ -326,7 +331,7 @@ class _RunProgress:
         self._bars[key] = (progress, progress.add_task(escape(label), total=total), label)
         self.kept.setdefault(label, [])
 
-    def result(self, key: str, result) -> None:
+    def result(self, key: str, result: ItemResult) -> None:
         progress, task, label = self._bars[key]
         self.kept[label].append(result)
         progress.update(task, advance=1, description=f"{escape(label)} [dim]{escape(result.item_id)} {result.status}[/dim]")
@@ -337,7 +342,7 @@ class _RunProgress:
         progress.stop()
 
 
-def _print_table(runs) -> None:
+def _print_table(runs: list[Run]) -> None:
     """One row per run made: its summary, and as "not measured" its errors and the items the arena left out for
     its adapter (meta `not_measured`)."""
     from arena.stats import interval, percent
@@ -383,12 +388,12 @@ def _stdout_console() -> Console:
 MAX_ERROR_KINDS = 5  # distinct errors shown per adapter without --verbose
 
 
-def _item_label(result) -> str:
+def _item_label(result: ItemResult) -> str:
     epoch = getattr(result, "epoch", 1)
     return result.item_id if epoch == 1 else f"{result.item_id} (epoch {epoch})"
 
 
-def _print_errors(kept: dict[str, list], verbose: bool, out: Console) -> None:
+def _print_errors(kept: dict[str, list[ItemResult]], verbose: bool, out: Console) -> None:
     """What the table does not show: each adapter's item errors (`ItemResult.error`, its first line) and
     how many items share it; with `verbose`, which items, and the adapter's traceback where it raised."""
     from rich.text import Text
@@ -397,7 +402,7 @@ def _print_errors(kept: dict[str, list], verbose: bool, out: Console) -> None:
 
     lines: list[Text] = []
     for adapter, results in kept.items():
-        groups: dict[str, list] = {}
+        groups: dict[str, list[ItemResult]] = {}
         for r in results:
             if r.error:
                 first = printable((redact(r.error).strip().splitlines() or ["(no message)"])[0])
@@ -419,7 +424,7 @@ def _print_errors(kept: dict[str, list], verbose: bool, out: Console) -> None:
                 raised = next((r for r in items if r.traceback), None)
                 if raised is not None:  # the items of one error raised alike: the first one's traceback
                     lines.append(Text(f"    traceback ({_item_label(raised)}):", style="dim"))
-                    lines.extend(Text("      " + printable(t)) for t in redact(raised.traceback).rstrip().splitlines())
+                    lines.extend(Text("      " + printable(t)) for t in redact(raised.traceback or "").rstrip().splitlines())
     if not lines:
         return
     out.print(Text("item errors (first line of each):", style="bold"), soft_wrap=True)
@@ -679,7 +684,7 @@ class _MatrixProgress:
 
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                  TimeElapsedColumn(), console=err, transient=False)
-        self.tasks: dict[str, list] = {}  # key -> [task, label, total, done, started]
+        self.tasks: dict[str, list[Any]] = {}  # key -> [task, label, total, done, started]
 
     def say(self, message: str, level: str = "plain") -> None:
         _say(message, level)
@@ -691,7 +696,7 @@ class _MatrixProgress:
             return
         self.tasks[key] = [self.progress.add_task(escape(label), total=total), escape(label), total, 0, time.monotonic()]
 
-    def result(self, key: str, result) -> None:
+    def result(self, key: str, result: ItemResult) -> None:
         entry = self.tasks[key]
         entry[3] += 1
         self.progress.update(entry[0], advance=1, description=f"{entry[1]} [dim]{escape(result.item_id)} {result.status}[/dim]")

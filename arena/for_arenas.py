@@ -14,6 +14,8 @@ docs/arenas.md walks through a complete minimal arena written against this modul
 
 from __future__ import annotations
 
+from arena.channels import ChannelSpec
+from arena.channels import register as register_channel
 from arena.checks import UNIVERSAL, CheckResult, CheckSet, Scoring, fail, final_answer, named, ok
 from arena.model.script import Call, Policy, ToolCall, Turn, calls_with_results, native_messages, user_texts
 from arena.report.columns import Cell, Column, Evidence, check_of, count_cell, rule_item_passed, suspended_events
@@ -37,7 +39,8 @@ from arena.types import (
 )
 
 __all__ = [
-    "UNIVERSAL", "AdapterInfo", "AgentSpec", "ArenaSpec", "Backend", "BaseDirector", "Call", "Cell", "CheckResult",
+    "UNIVERSAL", "AdapterInfo", "AgentSpec", "ArenaSpec", "Backend", "BaseDirector", "Call", "Cell", "ChannelSpec",
+    "CheckResult", "register_channel",
     "CheckSet", "Column",
     "Decision", "DecisionKind", "DecisionSet", "Director", "EvalItem", "Evidence", "Fact", "ItemResult", "LegResult",
     "Pause", "Policy", "Row", "Run", "Scoring", "Stage", "SubjectOf", "ToolCall", "ToolFunction", "ToolKind",

@@ -301,14 +301,14 @@ def retry_wait(attempt: int, retry_after: str | None) -> float:
             from email.utils import parsedate_to_datetime
 
             try:
-                when = parsedate_to_datetime(retry_after).timestamp()
+                when: float | None = float(parsedate_to_datetime(retry_after).timestamp())
             except (TypeError, ValueError):
                 when = None
             if when is not None:
                 import time
 
                 return min(max(when - time.time(), 0.0), RETRY_MAX_WAIT_S)
-    return min(RETRY_BASE_S * 2 ** (attempt - 1), RETRY_MAX_WAIT_S)
+    return min(RETRY_BASE_S * 2.0 ** (attempt - 1), RETRY_MAX_WAIT_S)
 
 
 # An endpoint's refusal that is the world's, not the request's: a wrong key (401), a key without access (403), an

@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena.run_meta import SCHEMA_VERSION, checked
 from arena.checks import CHECKS, Scoring
 from arena.errors import ArenaError, warn
 from arena.redact import redact
@@ -132,9 +133,10 @@ def _overwrite(path: Path, data: bytes) -> None:
 
 class RunDir:
     def __init__(self, root: Path, arena: str, adapter: str, model: str, meta: dict[str, Any]):
-        self.meta = {**meta, "arena": arena, "adapter": adapter, "model": model, "git_commit": git_commit(),
-                     "started_at": _now(), "ended_at": None, "status": "running", "pid": os.getpid(),
-                     "pid_start": procs.start_time(os.getpid())}
+        # a key meta.json does not know is refused here, before anything is written (arena/run_meta.py)
+        self.meta = checked({"schema_version": SCHEMA_VERSION, **meta, "arena": arena, "adapter": adapter,
+                             "model": model, "git_commit": git_commit(), "started_at": _now(), "ended_at": None,
+                             "status": "running", "pid": os.getpid(), "pid_start": procs.start_time(os.getpid())})
         self._late_lock = threading.Lock()
         self.last_late = 0.0  # time.monotonic() of the last late event (what the run's last quiet period waits on)
         self._written: dict[tuple[str, int], ItemResult] = {}  # the result whose trace is on disk, per item and epoch
@@ -199,7 +201,7 @@ class RunDir:
     def _write_meta(self) -> None:
         """meta.json, replaced whole; on a full disk (no room for a new file) rewritten in place, so that a run
         stopped by it can still say it was interrupted."""
-        text = redact(json.dumps(self.meta, indent=2)) + "\n"
+        text = redact(json.dumps(checked(self.meta), indent=2)) + "\n"
         target = self.path / "meta.json"
         try:
             _replace(target, text)
@@ -391,7 +393,7 @@ def _expected(run_dir: Path) -> list[tuple[str, int]]:
         return []
     if not isinstance(meta, dict) or meta.get("status") != "complete" or not isinstance(meta.get("items"), list):
         return []
-    epochs = meta.get("epochs") if isinstance(meta.get("epochs"), int) and meta["epochs"] > 0 else 1
+    epochs: int = meta["epochs"] if isinstance(meta.get("epochs"), int) and meta["epochs"] > 0 else 1
     return [(i, e) for e in range(1, epochs + 1) for i in meta["items"] if isinstance(i, str)]
 
 

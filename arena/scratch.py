@@ -23,7 +23,7 @@ def prefix(what: str) -> str:
 
 def sweep() -> list[Path]:
     """Remove the temporary folders of harness processes that are gone; return what was removed."""
-    removed = []
+    removed: list[Path] = []
     root = Path(tempfile.gettempdir())
     try:
         entries = list(root.iterdir())

@@ -50,7 +50,7 @@ def _quiet_killed_client_writes() -> None:
 # openai SDK, 5 s; aiohttp 15 s). At uvicorn's default, the server's 5 s equalled httpx's, and a request sent on a
 # connection idle for just under 5 s could meet the server closing it: "Server disconnected without sending a
 # response", an APIConnectionError that no adapter's client retries (seen once in CI, after a journal's fsync).
-KEEP_ALIVE_S = 20.0
+KEEP_ALIVE_S = 20
 # uvicorn's fast parts (its `standard` extra's): httptools parses HTTP, uvloop runs the server's loop. With
 # uvicorn's pure-Python h11 and asyncio's loop, serving an item's model requests cost about 1 ms of the
 # item's 10 with the scripted model (bench/vs_inspect.py); the adapters' own loops stay asyncio's.

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.run_id import cell_key  # noqa: F401  (re-exported: the matrix's cells go by it)
 from arena.errors import UserError
 
 MANIFEST = re.compile(r"^shard-(\d+)-of-(\d+)\.json$")
@@ -43,10 +44,6 @@ class Shard:
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
-
-
-def cell_key(arena: str, adapter: str, profile: str) -> str:
-    return f"{arena}/{adapter}/{profile}"
 
 
 def assign(costs: Sequence[tuple[str, float]], count: int) -> dict[str, int]:

@@ -99,6 +99,9 @@ class ArenaSpec:
     unmeasured: Callable[[EvalItem, AdapterInfo], str | None] | None = field(default=None, repr=False)
     # the agents an item's run delegates to (`LegContext.agents`; None: the run is one agent)
     agents: Callable[[EvalItem], list[AgentSpec]] | None = field(default=None, repr=False)
+    # what the arena's own channels add to an item's legs (`LegContext.extra`: JSON data by key; None: nothing), so a
+    # channel an arena registers carries its context without a field of the core's
+    leg_context: Callable[[EvalItem], dict[str, Any]] | None = field(default=None, repr=False)
 
     def items_for(self, info: AdapterInfo, items: list[EvalItem]) -> tuple[list[EvalItem], dict[str, str]]:
         """The items this adapter is measured on, and why each other one is not (`unmeasured`)."""
@@ -165,6 +168,14 @@ class ArenaSpec:
     def capabilities_of(self, info: AdapterInfo) -> Capabilities:
         """What the adapter declares its pause channel carries in this arena (a claim the checks test)."""
         return info.carries(self.pausing_channel)
+
+    def __post_init__(self) -> None:
+        """A channel this arena needs is a registered one (arena/channels.py): a typo, or a channel whose arena did not
+        register it, is one error at load naming both, never an arena no adapter can ever run."""
+        from arena import channels
+
+        for name in self.needs:
+            channels.require(name, f"arena {self.name!r}")
 
     def missing_channels(self, info: AdapterInfo) -> list[ChannelName]:
         """The channels this arena needs that the adapter does not list. They matter only where the adapter

@@ -33,10 +33,10 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from arena import services
+from arena.run_id import SERVER_STORES, ArenaLabel
 from arena.types import AdapterInfo, Store, StoreKind
 
 STORES: tuple[StoreKind, ...] = ("sqlite", "postgres", "redis")
-SERVER_STORES: tuple[StoreKind, ...] = ("postgres", "redis")
 RESTART = "restart_store"  # the item metadata key: its store's server restarts during the pause
 
 
@@ -97,13 +97,13 @@ def describe(kind: StoreKind) -> dict[str, Any]:
 def scoped(arena: str, kind: StoreKind) -> str:
     """The name a run of `arena` on that store goes by in run directories and the matrix: `durable_state@postgres`
     (the arena itself on SQLite, its default store)."""
-    return arena if kind == "sqlite" else f"{arena}@{kind}"
+    return ArenaLabel(arena, kind).text
 
 
 def unscoped(name: str) -> tuple[str, StoreKind]:
     """(arena, store) of a scoped name; a name without a store is the arena on SQLite."""
-    arena, _, kind = name.partition("@")
-    return (arena, kind) if kind in SERVER_STORES else (name, "sqlite")
+    label = ArenaLabel.parse(name)
+    return (label.name, label.store) if label.store != "sqlite" else (name, "sqlite")
 
 
 def why_not_kept(info: AdapterInfo, kind: StoreKind) -> str | None:

@@ -14,24 +14,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from dataclasses import replace
+
+from arena.run_id import STREAMED, AdapterLabel
 from arena.trace import TraceRecorder
 from arena.types import AdapterInfo, StreamedKind
 
-SUFFIX = " (streamed)"
+SUFFIX = STREAMED
 
 
 def streamed_label(adapter: str) -> str:
     """The name a streamed run of `adapter` goes by (its run directory, its row of the matrix)."""
-    return adapter + SUFFIX
+    return replace(AdapterLabel.parse(adapter), streamed=True).text
 
 
 def plain_label(label: str) -> str:
     """The adapter a run's label names, streamed or not."""
-    return label[: -len(SUFFIX)] if label.endswith(SUFFIX) else label
+    return AdapterLabel.parse(label).plain.text
 
 
 def is_streamed(label: str) -> bool:
-    return label.endswith(SUFFIX)
+    return AdapterLabel.parse(label).streamed
 
 
 def why_not_streamed(info: AdapterInfo) -> str | None:

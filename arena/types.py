@@ -103,7 +103,7 @@ class EvalItem(BaseModel):
     resume_with: list[Decision | list[Decision]] = Field(default_factory=list)
     checks: list[str] = Field(default_factory=list)
     # a field of the item rather than of its `metadata` because arena/cli.py asks it whether an item needs a
-    # second adapter process (`_second_process`); to go when the CLI asks the arena's director instead
+    # second adapter process (`evaluation.placement.second_process`); to go when the CLI asks the director instead
     replay: Any = None
     exempt: dict[str, str] = Field(default_factory=dict)
 
@@ -310,8 +310,10 @@ class Capabilities(BaseModel):
     notes: str = ""
 
 
-ChannelName = Literal["ask", "tool_gate", "body_pause", "multi_call", "recover", "stream", "message", "always", "input",
-                      "nested", "handoff", "multi_nested", "postgres", "redis"]
+# a registered channel's name (arena/channels.py): the built-ins ("ask", "tool_gate", "body_pause", "multi_call",
+# "recover", "stream", "message", "always", "input", "nested", "handoff", "multi_nested", "postgres", "redis") and any
+# an arena registers; an adapter's declaration is checked against the registry when it loads
+ChannelName = str
 RecoverWay = Literal["resume", "continue"]
 
 
@@ -472,6 +474,9 @@ class LegContext(BaseModel):
     agents: list[AgentSpec] = Field(default_factory=list)
     # where the paused state is kept (`--store`): the framework's own local file by default
     store: Store = Field(default_factory=Store)
+    # what an arena's own channels add to the leg (`ArenaSpec.leg_context`), by key, as JSON data: a channel registered
+    # by an arena (arena/channels.py) reads its context here, carried to a worker like every field above
+    extra: dict[str, Any] = Field(default_factory=dict)
 
     def told(self, kind: StreamedKind, tool: str, call_id: str | None = None, result: str | None = None) -> None:
         """Hand over one thing the framework's stream told the application (a streamed leg only): the model
@@ -508,17 +513,4 @@ class LegContext(BaseModel):
         """Tools whose body must pause for the human between their prepare and commit steps."""
         return [s for s in self.tools.specs if s.body_pause]
 
-
-@runtime_checkable
-class ResumableRunner(Protocol):
-    """What an adapter implements: run the first leg, and resume a suspended leg with a decision.
-
-    A leg returns `LegResult.suspended(...)` only when the framework itself has stopped and holds a
-    resumable state; anything else is a `finished` leg, whatever the model's text says.
-    """
-
-    info: AdapterInfo
-
-    async def start(self, ctx: LegContext) -> LegResult: ...
-
-    async def resume(self, state: Any, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult: ...
+# The adapter contract (`ResumableRunner`, now the `Adapter` base class) is in arena/adapter.py.

@@ -220,3 +220,17 @@ def run_durable_pair(server, adapter: str, timeout_s: float = 120.0) -> list[Ite
         assert next(e for e in r.trace if e.type == "suspended").pid == first
         assert next(e for e in r.trace if e.type == "final").pid == second
     return results
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """A test module leaves no event loop running in the worker's main thread once its fixtures are torn down: every
+    later test of the worker that calls `asyncio.run` would fail for it (Playwright's sync API, held open past its
+    module, did)."""
+    yield
+    if nextitem is None or nextitem.module is not item.module:
+        import asyncio
+
+        if asyncio.events._get_running_loop() is not None:
+            pytest.fail(f"{item.module.__name__} left an event loop running in the main thread after its last test",
+                        pytrace=False)

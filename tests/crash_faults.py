@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from arena.types import Decision, DecisionSet, LegContext, LegResult
-from arena_builtins.adapters.vanilla import VanillaAdapter, _Paused, create
+from arena_builtins.adapters.vanilla import Paused as _Paused, VanillaAdapter, create
 from arena_builtins.adapters.vanilla_durable import VanillaDurableAdapter
 
 

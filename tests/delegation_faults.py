@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.types import AdapterInfo, Decision, DecisionSet, LegContext, LegResult
-from arena_builtins.adapters.vanilla import VanillaAdapter, _Paused
+from arena_builtins.adapters.vanilla import Paused as _Paused, VanillaAdapter
 from arena_builtins.adapters.vanilla_durable import VanillaDurableAdapter
 
 

@@ -12,7 +12,7 @@ import asyncio
 import json
 import threading
 
-from arena_builtins.adapters.vanilla import VanillaAdapter, _Paused
+from arena_builtins.adapters.vanilla import Paused as _Paused, VanillaAdapter
 from arena_builtins.adapters.vanilla_durable import VanillaDurableAdapter
 from arena_builtins.arenas._rooms.items import room_of
 from arena.types import Decision, DecisionSet, LegContext, LegResult, PendingRequest, ToolBox

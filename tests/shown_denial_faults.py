@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from arena_builtins.adapters.vanilla import VanillaAdapter, _Paused
+from arena_builtins.adapters.vanilla import Paused as _Paused, VanillaAdapter
 from arena.types import Decision, DecisionKind, DecisionSet, LegContext, LegResult
 
 DEFERRAL = "not approved yet, try again later"

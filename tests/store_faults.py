@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.stores import with_database
 from arena.types import Decision, DecisionSet, LegContext, LegResult, Store
-from arena_builtins.adapters.vanilla_durable import JOURNAL, VanillaDurableAdapter, _Journal
+from arena_builtins.adapters.vanilla_durable import JOURNAL, Journal as _Journal, VanillaDurableAdapter
 
 
 def _named(name: str) -> Any:

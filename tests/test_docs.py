@@ -25,7 +25,10 @@ from arena.for_arenas import Scoring, TraceEvent
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 BLOCK = re.compile(r"^```python\n(# docs-example: (?P<what>[\w-]+)\n.*?)^```$", re.MULTILINE | re.DOTALL)
 FACES = {"adapter": ("adapters.md", "arena.for_adapters", {"openai"}),
-         "arena": ("arenas.md", "arena.for_arenas", set())}
+         "arena": ("arenas.md", "arena.for_arenas", set()),
+         # an arena's own channel, with the adapter side: both faces, and the two examples above
+         "arena_channel": ("arenas.md", "arena.for_arenas", {"arena.for_adapters", "docs_example_adapter",
+                                                             "docs_example_arena"})}
 
 
 def _block(what: str) -> str:
@@ -85,7 +88,7 @@ def test_an_example_imports_only_its_public_face(what):
     assert face in imported
     for module in imported - {face, "__future__"}:
         top = module.split(".")[0]
-        assert top in extra or top in sys.stdlib_module_names, f"the {what} example imports {module!r}"
+        assert module in extra or top in extra or top in sys.stdlib_module_names, f"the {what} example imports {module!r}"
 
 
 def test_the_examples_are_minimal_and_say_how_to_register_them():
@@ -167,3 +170,98 @@ def test_an_adapter_that_changes_the_email_fails_only_the_arenas_own_check(examp
     failed = {c.name: c.reason for c in result.checks if not c.passed}
     assert list(failed) == ["sent_as_tasked"]  # the core's checks compare it with the approval (same recipient)
     assert "the task was to tell alice@example.com that the release ships on Friday" in failed["sent_as_tasked"]
+
+
+# -- an arena's own channel (docs/arenas.md) ------------------------------------------------------------------
+
+def test_the_arenas_own_channel_is_registered_and_measured(examples, tmp_path):
+    from arena import channels
+
+    module = examples["arena_channel"]
+    assert channels.get("app_context") is not None and "app_context" not in {
+        "ask", "tool_gate", "input"} and module.ARENA.needs == ("app_context",)
+    runs = arena.evaluate(module.ARENA, [module.MiniForUser], out=tmp_path, concurrency=1)
+    assert _passed(runs) == {"mail-01": "passed", "mail-02": "passed"}
+    (run,) = runs
+    check = next(c for r in run.results if r.item_id == "mail-01" for c in r.checks if c.name == "context_reached_model")
+    assert check.passed and "carried 'Alice Martin'" in check.reason
+
+
+def test_an_adapter_that_declares_the_channel_and_drops_the_context_fails_it(examples, tmp_path):
+    module = examples["arena_channel"]
+
+    class Drops(module.MiniForUser):
+        async def start(self, ctx):  # the channel declared, its context never used
+            return await examples["adapter"].MiniAdapter.start(self, ctx)
+
+    (run,) = arena.evaluate(module.ARENA, [Drops], items=["mail-01"], out=tmp_path, concurrency=1)
+    (result,) = run.results
+    failed = {c.name: c.reason for c in result.checks if not c.passed}
+    assert list(failed) == ["context_reached_model"] and "carried 'Alice Martin'" in failed["context_reached_model"]
+
+
+def test_an_adapter_without_the_channel_is_not_run_on_the_arena(examples, tmp_path):
+    module = examples["arena_channel"]
+    runs = arena.evaluate(module.ARENA, [examples["adapter"].MiniAdapter], out=tmp_path, concurrency=1)
+    assert list(runs) == [] and "app_context" in runs.declined["mini"]
+
+
+def test_a_channel_an_arena_needs_must_be_registered(examples):
+    import dataclasses
+
+    from arena import channels
+
+    with pytest.raises(channels.ChannelError, match="needs channel 'app_contxt', which is not registered"):
+        dataclasses.replace(examples["arena_channel"].ARENA, needs=("app_contxt",))
+
+
+# -- the adapter packages and the contract (docs/adapters.md) ---------------------------------------------------
+
+ADAPTERS = DOCS.parent / "adapters"
+
+
+def test_every_adapter_package_is_cut_by_the_documented_modules():
+    doc = (DOCS / "adapters.md").read_text()
+    table = doc.split("<!-- layout:")[1].split("<!-- /layout -->")[0]
+    documented = set(re.findall(r"`(\w+)\.py`", table))
+    assert {"adapter", "info", "client", "tools", "outcome", "decision", "stream", "store"} <= documented
+    packages = [p for p in ADAPTERS.iterdir() if (p / "__init__.py").is_file()]
+    assert len(packages) >= 13
+    for package in packages:
+        modules = {p.stem for p in package.glob("*.py")}
+        assert {"__init__", "adapter", "info"} <= modules, package.name
+        assert modules <= documented | {"__init__"}, f"{package.name}: {sorted(modules - documented)} undocumented"
+        for path in package.glob("*.py"):
+            assert len(path.read_text().splitlines()) <= 300, f"{path} is over 300 lines"
+    assert not list(ADAPTERS.glob("[!_]*.py")) or {p.name for p in ADAPTERS.glob("*.py")} <= {
+        "__init__.py", "litellm_models.py"}  # no adapter left as one module
+
+
+def test_the_channel_walkthrough_names_what_exists():
+    from arena import channels
+    from arena_builtins.adapters.langgraph import LangGraphAdapter
+
+    doc = (DOCS / "adapters.md").read_text()
+    walk = doc.split("### One channel end to end: `input`")[1].split("\n## ")[0]
+    for path in re.findall(r"`((?:arena|arenas|adapters)/[\w/]+\.py)`", walk):
+        assert (DOCS.parent / path).is_file(), path
+    spec = channels.get("input")
+    assert spec is not None and spec.hooks == ("add_input",) and spec.events == ("input",)
+    assert LangGraphAdapter.info.kind("input") == "native" and LangGraphAdapter.implements("add_input")
+
+
+def test_the_contract_table_lists_every_member_of_the_base_class_and_the_load_error_is_real(examples):
+    from arena.adapter import Adapter, AdapterContractError, as_adapter
+    from arena.for_adapters import Channel
+
+    doc = (DOCS / "adapters.md").read_text()
+    table = doc.split("### The contract, declared")[1].split("###")[0]
+    shown = set(re.findall(r"`(\w+)(?:\(|`)", table))
+    members = {n for n in vars(Adapter) if not n.startswith("_") and n not in ("implements",)} | {"info"}
+    assert members <= shown, sorted(members - shown)
+    mini = examples["adapter"].MiniAdapter
+    undone = type("MiniAdapter", (mini,), {"info": mini.info.model_copy(update={"channels": (
+        *mini.info.channels, Channel(name="input", kind="native"))})})
+    with pytest.raises(AdapterContractError) as raised:
+        as_adapter(undone)
+    assert f"arena: error: {raised.value}" in doc

@@ -131,15 +131,15 @@ class ChatCompletions:
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             chunks = _stream_chunks(completion_id, created, body["model"], turn.content, tool_calls, finish, usage, include_usage)
             return StreamingResponse(chunks, media_type="text/event-stream"), answer
-        message: dict[str, Any] = {"role": "assistant", "content": turn.content}
+        said: dict[str, Any] = {"role": "assistant", "content": turn.content}
         if tool_calls:
-            message["tool_calls"] = [{k: v for k, v in tc.items() if k != "index"} for tc in tool_calls]
+            said["tool_calls"] = [{k: v for k, v in tc.items() if k != "index"} for tc in tool_calls]
         payload = {
             "id": completion_id,
             "object": "chat.completion",
             "created": created,
             "model": body["model"],
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "choices": [{"index": 0, "message": said, "finish_reason": finish, "logprobs": None}],
             "usage": usage,
         }
         return JSONResponse(payload), answer

@@ -16,13 +16,14 @@ from typing import Any, Literal
 from arena.observed import answer_text, calls_after_resume, last_answer, new_input
 from arena.results import ItemResult
 from arena.stats import Repeated
-from arena.types import Decision, DecisionKind
+from arena.checks import CheckResult
+from arena.types import Decision, DecisionKind, TraceEvent
 
 # ---------------------------------------------------------------------------------------------
 # Per-item facts read from results and traces
 
 
-def check_of(result: ItemResult, name: str):
+def check_of(result: ItemResult, name: str) -> CheckResult | None:
     return next((c for c in result.checks if c.name == name), None)
 
 
@@ -43,7 +44,7 @@ def final_text(result: ItemResult) -> str | None:
     return (answer_text(last) or "") if last is not None else ""
 
 
-def suspended_events(result: ItemResult) -> list:
+def suspended_events(result: ItemResult) -> list[TraceEvent]:
     return [e for e in result.trace if e.type == "suspended"]
 
 
@@ -91,7 +92,7 @@ class Cell:
         return [e for e in self.evidence if self.short_of(e)]
 
     def to_json(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "text": self.text, "status": self.status, "n": self.n, "total": self.total, "note": self.note,
             "evidence": [{"run": e.run, "profile": e.profile, "item": e.item, "ok": e.ok, "note": e.note,
                           "trace": e.trace} for e in self.evidence],
@@ -138,7 +139,7 @@ def rule_pause_enforced(r: ItemResult) -> tuple[bool, str] | None:
     return None if c is None else (c.passed, c.reason)
 
 
-def model_input_after(r: ItemResult) -> list[tuple[Decision, list[dict] | None]]:
+def model_input_after(r: ItemResult) -> list[tuple[Decision, list[dict[str, Any]] | None]]:
     """Each injected decision with the messages the model was sent for the first time after its resume
     (None: no model request followed the resume). Read from the gateway's `model_call` events."""
     out = []

@@ -22,6 +22,7 @@ from arena.report.findings import (
     DEFAULT_COMMAND, changed_item, not_on_store_lines, unplanned_lines, cell_histories, could_not_run, release_groups,
     why_not_streamed_in,
 )
+from arena.run_id import AdapterLabel
 from arena.streaming import is_streamed
 
 
@@ -107,7 +108,7 @@ def not_measured_section(m: Matrix) -> str:
     """Items an arena left out of a run (the adapter lacks the channel), cells without a run, arenas not run."""
     by_reason: dict[str, tuple[dict[str, None], dict[str, None]]] = {}  # reason → (arenas, adapters), in order
     for run in m.runs:
-        if "@" in run.adapter or is_streamed(run.adapter):
+        if not AdapterLabel.parse(run.adapter).main:
             continue
         for reason in sorted(set(map(str, (run.meta.get("not_measured") or {}).values()))):
             general = reason.replace(f"{run.adapter}'s ", "its ").replace(f"{run.adapter} ", "it ")
@@ -190,9 +191,9 @@ def streams_lines(card: list[ScoreRow], m: Matrix, doc_dir: Path | None) -> str:
 
 
 def _what_was_run(m: Matrix) -> str:
-    plain = [r for r in m.rows if "@" not in r.adapter and not is_streamed(r.adapter)]
+    plain = [r for r in m.rows if AdapterLabel.parse(r.adapter).main]
     streamed = [r for r in m.rows if is_streamed(r.adapter)]
-    releases = [r.adapter for r in m.rows if "@" in r.adapter and not is_streamed(r.adapter)]
+    releases = [r.adapter for r in m.rows if (label := AdapterLabel.parse(r.adapter)).release and not label.streamed]
     arenas = list(m.arena_profiles())
     items = sum(len(run.results) for run in m.runs)
     text = (f"{len(m.runs)} run directories, {items} items: {len(arenas)} arenas and scopes "

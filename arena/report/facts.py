@@ -7,6 +7,7 @@ contribute their own per-profile facts (`ArenaSpec.facts`) with these helpers; t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from arena.report.columns import check_of, suspended_events
 from arena.report.matrix import Row, Run
 from arena.report.render_md import md_link, md_quote, md_text
 from arena.results import ItemResult
+from arena.types import TraceEvent
 
 
 @dataclass
@@ -46,7 +48,7 @@ def names(tools: list[str]) -> str:
     return "/".join(f"`{t}`" for t in tools) or "a consequential tool"
 
 
-def of(results: list[ItemResult], pred) -> list[ItemResult]:
+def of(results: list[ItemResult], pred: Callable[[ItemResult], object]) -> list[ItemResult]:
     return [r for r in results if pred(r)]
 
 
@@ -80,13 +82,13 @@ def first_pause_seq(r: ItemResult) -> int | None:
     return pauses[0].seq if pauses else None
 
 
-def writes_before_pause(r: ItemResult, writes: list[str]) -> list:
+def writes_before_pause(r: ItemResult, writes: list[str]) -> list[TraceEvent]:
     """Consequential tool calls that executed before the first suspension (or at all, if it never paused)."""
     pause = first_pause_seq(r)
     return [e for e in r.trace if e.type == "tool_call" and e.tool in writes and (pause is None or e.seq < pause)]
 
 
-def other_failures(results: list[ItemResult], profile: str, run: Run, described: set[str] = frozenset()) -> list[Fact]:
+def other_failures(results: list[ItemResult], profile: str, run: Run, described: Set[str] = frozenset()) -> list[Fact]:
     """A fact for each check that failed somewhere and that the caller has not stated in its own words."""
     facts = []
     names = dict.fromkeys(c.name for r in results for c in r.checks if c.name not in described)
@@ -94,8 +96,10 @@ def other_failures(results: list[ItemResult], profile: str, run: Run, described:
         failed = [r for r in results if (c := check_of(r, name)) is not None and not c.passed]
         if failed:
             total = sum(check_of(r, name) is not None for r in results)
+            first = check_of(failed[0], name)
+            assert first is not None  # each of `failed` has that check
             facts.append(Fact(f"with {profile}, `{name}` failed in {len(failed)}/{total} items: "
-                              f"{md_quote(clip(check_of(failed[0], name).reason, 160))}", run, failed[0].item_id))
+                              f"{md_quote(clip(first.reason, 160))}", run, failed[0].item_id))
     return facts
 
 

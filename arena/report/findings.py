@@ -19,6 +19,7 @@ from arena.report.facts import Fact, clip, ids, of
 from arena.report.matrix import Matrix, Row, Run, arena_order, declared_profiles
 from arena.report.render_md import adapters_table, legend, matrix_table, md_link, md_quote, md_text
 from arena.results import ItemResult
+from arena.run_id import AdapterLabel, ArenaLabel
 from arena.streaming import is_streamed, plain_label, why_not_streamed
 
 # the one command that regenerates everything: the run directories, the evidence archive, the reports, findings.md
@@ -95,7 +96,7 @@ def coverage_summary(m: Matrix, doc_dir: Path | None = None) -> str:
     if measured is None or not any(c.key == "pause_enforced" for c in m.columns):
         return ""
     where = f"{measured.arena} × {' / '.join(f'`{p}`' for p in measured.profiles)}"
-    own = [r for r in m.rows if "@" not in r.adapter and not is_streamed(r.adapter)]  # releases: 5, streamed: 6
+    own = [r for r in m.rows if AdapterLabel.parse(r.adapter).main]  # releases: 5, streamed: 6
     enforced = [r for r in own if r.cells["measured_kind"].text == "enforced"]
     runs = [r for r in own if r.cells["measured_kind"].status != "notrun"]
     lines = []
@@ -125,7 +126,7 @@ def why_not_streamed_in(m: Matrix) -> dict[str, str]:
         return {}
     out = {}
     for row in m.rows:
-        if "@" in row.adapter or is_streamed(row.adapter) or row.adapter in streamed:
+        if not AdapterLabel.parse(row.adapter).main or row.adapter in streamed:
             continue
         entry = catalog.adapters().get(row.adapter)
         why = why_not_streamed(entry.load().info) if entry is not None else None
@@ -134,7 +135,7 @@ def why_not_streamed_in(m: Matrix) -> dict[str, str]:
     return out
 
 
-def _release_key(row: Row):
+def _release_key(row: Row) -> tuple[int, Any]:
     from packaging.version import InvalidVersion, Version
 
     try:
@@ -165,7 +166,7 @@ def release_groups(m: Matrix) -> dict[str, list[Row]]:
 
     groups: dict[str, list[Row]] = {}
     for row in m.rows:
-        if is_streamed(row.adapter) or ("@" in row.adapter and is_source(row.adapter.split("@", 1)[1])):
+        if (label := AdapterLabel.parse(row.adapter)).streamed or is_source(label.release):
             continue
         groups.setdefault(base_name(row.adapter), []).append(row)
     return {base: sorted(rows, key=_release_key) for base, rows in groups.items() if len(rows) > 1}
@@ -311,7 +312,7 @@ def model_section(m: Matrix) -> str:
              "model being sent after the resume; the final answer is the model's own last answer as the gateway "
              "served it. Profiles, as each arena's policy describes them:\n"]
     for arena, models in m.arena_profiles().items():
-        if "@" in arena:  # the arena again on a store or across an upgrade: the same profiles, described once
+        if ArenaLabel.parse(arena).scope:  # the arena again on a store or across an upgrade: the same profiles, described once
             continue
         spec = catalog.arena_of(arena)
         described = dict(spec.profile_notes) if spec is not None else {}
@@ -357,7 +358,7 @@ def render_details(m: Matrix, doc_dir: Path | None = None, command: str = DEFAUL
         legend(m),
     ]
     for row in m.rows:
-        if "@" in row.adapter or is_streamed(row.adapter):  # an older release: section 5; a streamed run: 6
+        if not AdapterLabel.parse(row.adapter).main:  # an older release: section 5; a streamed run: 6
             continue
         parts.append(f"### `{md_text(row.adapter)}` ({md_text(row.framework)} {md_text(row.version or '-')})\n")
         parts.append(declared_line(row))
@@ -438,13 +439,13 @@ def streams_section(m: Matrix, doc_dir: Path | None = None) -> str:
             continue
         lines.append(f"- {name}: {len(differ)} cell{'s differ' if len(differ) != 1 else ' differs'} from "
                      f"`{md_text(plain.adapter)}`'s; {told}:")
-        for c in differ:
-            theirs = {e.item: e.ok for e in plain.cells[c.key].evidence}
-            changed = [e for e in row.cells[c.key].evidence if e.item in theirs and theirs[e.item] != e.ok]
+        for col in differ:
+            theirs = {e.item: e.ok for e in plain.cells[col.key].evidence}
+            changed = [e for e in row.cells[col.key].evidence if e.item in theirs and theirs[e.item] != e.ok]
             items = ", ".join(md_link(e.item, e.trace, doc_dir) + (" counts" if e.ok else " does not count")
                               for e in changed)
-            lines.append(f"  - {md_text(c.title)} ({md_text(c.arena)}): plain {md_text(plain.cells[c.key].text)}, "
-                         f"streamed {md_text(row.cells[c.key].text)}" + (f"; {items}" if items else ""))
+            lines.append(f"  - {md_text(col.title)} ({md_text(col.arena)}): plain {md_text(plain.cells[col.key].text)}, "
+                         f"streamed {md_text(row.cells[col.key].text)}" + (f"; {items}" if items else ""))
     unstreamed = [f"`{md_text(adapter)}` ({md_text(why)})" for adapter, why in why_not_streamed_in(m).items()]
     if unstreamed:
         lines.append("- Not streamed (declared): " + "; ".join(unstreamed) + ".")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
+from arena.checks import CheckResult
 from arena.redact import redact
 from arena.report.matrix import Run
 from arena.results import ItemResult
@@ -70,7 +71,7 @@ def _testcase(run: Run, result: ItemResult) -> ET.Element:
     return case
 
 
-def _verdict(check) -> str:
+def _verdict(check: CheckResult) -> str:
     return "passed" if check.passed else f"failed: {check.reason}"
 
 
@@ -115,7 +116,8 @@ def junit_xml(runs: Sequence[Run]) -> bytes:
         root.set(attr, str(sum(int(s.get(attr, "0")) for s in root)))
     root.set("time", _seconds(sum(float(s.get("time", "0")) for s in root)))
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return xml + b"\n"
 
 
 def write_junit(runs: Sequence[Run], path: Path) -> Path:

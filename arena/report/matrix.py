@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from arena import catalog
 from arena.errors import ArenaError, warn
@@ -26,6 +26,7 @@ from arena.report.columns import (  # noqa: F401  (re-exported: the matrix's voc
 from arena.results import ItemResult, RunSummary
 from arena.rundir import Warn, load_results
 from arena.shard import Missing
+from arena.stats import Repeated
 from arena.stats import Repeated, repeated
 
 
@@ -171,7 +172,7 @@ def _evidence(runs: list[Run], rule: ItemRule) -> list[Evidence]:
     return out
 
 
-def _repeated_cell(runs: list[Run], rule: ItemRule):
+def _repeated_cell(runs: list[Run], rule: ItemRule) -> Repeated | None:
     """Over every epoch of runs with --epochs: per (profile, item) the epochs the rule counted, of those it
     applied to (epochs the harness could not measure left out), as arena.stats reads them."""
     from arena.stats import EpochTally, summarise
@@ -195,15 +196,15 @@ def _repeated_cell(runs: list[Run], rule: ItemRule):
     return summarise(tallies, epochs, errored)
 
 
-def compute_cell(column: Column, runs_by_key: dict[tuple[str, str, str], Run], adapter: str, meta: dict) -> Cell:
+def compute_cell(column: Column, runs_by_key: dict[tuple[str, str, str], Run], adapter: str, meta: dict[str, Any]) -> Cell:
     cell = _compute_cell(column, runs_by_key, adapter, meta)
     if column.kind != "declared" and cell.status != "notrun":
         runs = [runs_by_key[k] for p in column.profiles if (k := (column.arena, adapter, p)) in runs_by_key]
-        cell.repeated = _repeated_cell(runs, rule_pause_enforced if column.kind == "measured" else column.rule)
+        cell.repeated = _repeated_cell(runs, rule_pause_enforced if column.kind == "measured" else cast(ItemRule, column.rule))
     return cell
 
 
-def _compute_cell(column: Column, runs_by_key: dict[tuple[str, str, str], Run], adapter: str, meta: dict) -> Cell:
+def _compute_cell(column: Column, runs_by_key: dict[tuple[str, str, str], Run], adapter: str, meta: dict[str, Any]) -> Cell:
     if column.kind == "declared":
         runs = [runs_by_key[k] for p in column.profiles if (k := (column.arena, adapter, p)) in runs_by_key]
         if not runs:
@@ -322,7 +323,7 @@ class Matrix:
         }
 
 
-def adapter_order(name: str) -> tuple:
+def adapter_order(name: str) -> tuple[Any, ...]:
     """Registry order; an adapter pinned to releases of its framework (`langgraph@1.1.10`) right after the
     adapter itself, oldest release first; a streamed run right after its plain one."""
     from arena.streaming import is_streamed, plain_label

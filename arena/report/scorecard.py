@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from arena.checking import STREAM_CHECK
 from arena.report.columns import Cell, Column, Status
 from arena.report.matrix import Matrix, Row
+from arena.run_id import AdapterLabel, ArenaLabel
 from arena.streaming import is_streamed, plain_label
 
 
@@ -68,7 +69,7 @@ class ScoreRow:
 
 def family_of(column: Column) -> str:
     """The family a column counts under: a store or upgrade scope first, then the arena's tag, else "other"."""
-    scope = column.arena.partition("@")[2]
+    scope = ArenaLabel.parse(column.arena).scope
     if scope in ("postgres", "redis"):
         return "stores"
     if scope == "upgrade":
@@ -126,7 +127,7 @@ def scorecard(m: Matrix, why_not_streamed: dict[str, str] | None = None) -> list
         present.add("streaming")
     out = []
     for row in m.rows:
-        if "@" in row.adapter or is_streamed(row.adapter):
+        if not AdapterLabel.parse(row.adapter).main:
             continue
         cells: dict[str, ScoreCell] = {}
         for family in FAMILIES:

@@ -38,7 +38,8 @@ from arena.runner.watch import Watch, quiesce
 from arena.spec import Backend
 from arena.stores import StoreWatch
 from arena.trace import TraceRecorder
-from arena.types import Decision, DecisionSet, EvalItem, LegContext, LegResult, ResumableRunner, TraceEvent
+from arena.adapter import Adapter
+from arena.types import Decision, DecisionSet, EvalItem, LegContext, LegResult, TraceEvent
 
 
 @dataclass
@@ -47,24 +48,24 @@ class Stage:
 
     item: EvalItem
     ctx: LegContext  # what every leg is given (the item's tools, model endpoint, workdir)
-    adapter: ResumableRunner  # the item's own adapter instance
+    adapter: Adapter  # the item's own adapter instance
     recorder: TraceRecorder  # the item's one trace: what a director does is recorded here
     watch: Watch
     backend: Backend | None  # the item's tool backend (ArenaSpec.backend), if the arena has one
     # the tools' lock: held, no tool call of another thread is in the middle of running (to change the backend)
     locked: Callable[[], AbstractContextManager[Any]]
     # another instance of the item's adapter, in this process
-    make_adapter: Callable[[], ResumableRunner]
+    make_adapter: Callable[[], Adapter]
     # another instance in a worker process of its own, when the caller gives one (the CLI does, for a
     # registered adapter that otherwise runs in this process); None: there is none
-    spare_factory: Callable[[], ResumableRunner] | None = None
+    spare_factory: Callable[[], Adapter] | None = None
     # stops and restarts the server that holds the item's store (`--store postgres|redis`, an item with
     # `restart_store`: a private server of its own); None: there is none to restart
     restart_store: Callable[[], None] | None = None
     # the harness's observer of the item's store and work directory (`--store postgres|redis`); None on SQLite
     store_watch: StoreWatch | None = None
 
-    def elsewhere(self, state: Any) -> tuple[ResumableRunner, Any] | None:
+    def elsewhere(self, state: Any) -> tuple[Adapter, Any] | None:
         """Another instance of the item's adapter in a process of its own, and the paused state as that process
         takes it: as data, the way a durable store hands it over. None where that cannot be: the state is not data
         (a live object cannot leave its process), or there is no other process to run this adapter in."""
@@ -84,24 +85,21 @@ class Stage:
         return second, (WorkerState(handle=None, value=value, is_json=True) if isinstance(second, WorkerAdapter)
                         else state)
 
-    async def hand_over(self, adapter: ResumableRunner) -> None:
+    async def hand_over(self, adapter: Adapter) -> None:
         """The run goes on in `adapter` (from `elsewhere`: a human confirming later, from another process): the
         legs from now on are its, recorded with its process; the adapter it replaces is closed, as its process
         would be. Its worker's processes that outlive it (the harness lists them, `WorkerAdapter.survivors`) are
         added to the latest `resumed` event's `survivors`: the resume that follows is this hand-over's."""
         old, self.adapter = self.adapter, adapter
-        close_worker = getattr(old, "close_worker", None)
-        if close_worker is not None:
+        if not old.in_process:  # a worker's process holds the paused run: closed as the process would be
             from arena.runner.processes import survivors_of
 
-            await close_worker()
+            await old.close_worker()
             found = survivors_of(old)
             resumed = next((e for e in reversed(self.recorder.events) if e.type == "resumed"), None)
             if found and resumed is not None:
                 self.recorder.amend(resumed, survivors=[*(resumed.survivors or []), *found])
-        close = getattr(old, "aclose", None)
-        if close is not None:
-            await close()
+        await old.aclose()
 
     def next_leg(self) -> int:
         """Start a new leg: what is recorded from now on is in it (the harness's own legs are numbered alike)."""

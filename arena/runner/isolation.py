@@ -32,7 +32,8 @@ from arena.stores import RESTART, StoreError, item_store, marked
 from arena.streaming import LocalStreamLog
 from arena.tools.box import LocalToolBox, ToolExecutor
 from arena.trace import TraceRecorder
-from arena.types import EvalItem, LegContext, ResumableRunner, StoreKind, TraceEvent
+from arena.adapter import Adapter
+from arena.types import EvalItem, LegContext, StoreKind, TraceEvent
 from arena.worker.procs import LegChildren
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -87,7 +88,7 @@ def import_framework(adapter: Any) -> None:
         for key, value in QUIET_ENV.items():  # offline as a worker is: no telemetry, no hub or cost-map fetch
             os.environ.setdefault(key, value)
         try:
-            for module in getattr(cls, "preload", ()) or ():
+            for module in cls.preload:
                 if isinstance(module, str) and module not in sys.modules:
                     importlib.import_module(module)
             if "openai" in sys.modules and "openai" not in _WARMED:  # what a process's first chat request loads
@@ -95,8 +96,7 @@ def import_framework(adapter: Any) -> None:
 
                 _WARMED.add("openai")
                 http.warm()
-            if callable(getattr(cls, "warm", None)):  # what the adapter's framework builds once per process
-                cls.warm()
+            cls.warm()  # what the adapter's framework builds once per process (nothing, by default)
         except Exception:  # noqa: BLE001, S110 - the adapter meets it itself, in its leg, as it would have
             pass
 
@@ -130,10 +130,10 @@ def wait_framework_time(thread: threading.Thread, timeout_s: float, outcome: dic
     return None
 
 
-def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, server: Any,
+def run_isolated(adapter_factory: Callable[[], Adapter], arena: ArenaSpec, item: EvalItem, server: Any,
             model: Any, timeout_s: float, watch: Watch,
             on_late: Callable[[str, TraceEvent], None] | None,
-            spare_factory: Callable[[], ResumableRunner] | None = None, epoch: int = 1,
+            spare_factory: Callable[[], Adapter] | None = None, epoch: int = 1,
             seed: int = 0, stream: bool = False, store: StoreKind = "sqlite") -> tuple[ItemResult, Scored]:
     """Run one item (one epoch of it) and score it; also returns what rescoring it later needs. `stream`: every
     leg is streamed (`LegContext.stream`), and what the stream tells is recorded and checked. `store`: where the
@@ -180,15 +180,16 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
                 # the harness's own eye on that store and the work directory (a store run only)
                 store_watch = held.enter_context(own.watching(workdir, marks=(marked(item.input),)))
                 adapter = outcome["adapter"] = adapter_factory()
-                if getattr(adapter, "terminate", None) is None:  # in-process: what its thread starts is the item's
+                if adapter.in_process:  # what its thread starts is the item's
                     outcome["children"] = LegChildren()
                     outcome["children"].watch(threading.current_thread())
                 # the tools as this adapter's framework can take them (see ArenaSpec.tools_for)
-                specs = arena.tools_for(adapter.info) if hasattr(adapter, "info") else list(arena.tools)
+                specs = arena.tools_for(adapter.info)
                 ctx = LegContext(item=item, instructions=arena.instructions, model=channel.model,
                                  tools=LocalToolBox(executor, specs), workdir=workdir, stream=stream,
                                  agents=arena.agents(item) if arena.agents is not None else [],
-                                 store=own.store, stream_log=LocalStreamLog(recorder) if stream else None)
+                                 store=own.store, stream_log=LocalStreamLog(recorder) if stream else None,
+                                 extra=arena.leg_context(item) if arena.leg_context is not None else {})
                 stage = outcome["stage"] = Stage(
                     item=item, ctx=ctx, adapter=adapter, recorder=recorder, watch=watch, backend=backend,
                     locked=executor.locked, make_adapter=adapter_factory, spare_factory=spare_factory,
@@ -244,11 +245,9 @@ def run_isolated(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpe
         shutil.rmtree(state_dir, ignore_errors=True)
     trace = recorder.events
     if hung:  # the item's adapter, and the one a director handed the run over to (Stage.hand_over)
-        for adapter in {id(a): a for a in (outcome.get("adapter"), getattr(outcome.get("stage"), "adapter", None))
-                        if a is not None}.values():
-            terminate = getattr(adapter, "terminate", None)
-            if terminate is not None:  # a worker process can be reclaimed; a thread cannot
-                terminate()
+        stage_adapter = outcome["stage"].adapter if outcome.get("stage") is not None else None
+        for adapter in {id(a): a for a in (outcome.get("adapter"), stage_adapter) if a is not None}.values():
+            adapter.terminate()  # a worker process can be reclaimed; a thread cannot (Adapter.terminate: nothing)
     done = Scored(
         item=item, recorder=recorder, declared=declared_of(outcome.get("adapter") or adapter_factory, arena),
         fault=fault, infrastructure=infrastructure or infrastructure_failure(trace),

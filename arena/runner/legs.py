@@ -17,7 +17,8 @@ from arena.runner.director import Director, Pause, Stage
 from arena.runner.processes import leg_pid, survivors_of
 from arena.stores import StoreError
 from arena.trace import ACTIVITY, TraceRecorder
-from arena.types import Decision, DecisionSet, LegContext, LegResult, ResumableRunner, TraceEvent
+from arena.adapter import Adapter
+from arena.types import Decision, DecisionSet, LegContext, LegResult, TraceEvent
 
 MAX_RESUMES = 3
 
@@ -66,7 +67,7 @@ def route(decisions: list[Decision], trace: list[TraceEvent], pause: TraceEvent)
     return DecisionSet(decisions=routed)
 
 
-async def replay(stage: Stage, adapter: ResumableRunner, state: Any, decision: Decision | DecisionSet, mode: str,
+async def replay(stage: Stage, adapter: Adapter, state: Any, decision: Decision | DecisionSet, mode: str,
                  ctx: LegContext | None = None, same_leg: bool = False) -> None:
     """Resume a saved paused state once more, as an arena's director does (a hostile replay, a late approval): a
     `resumed` event with `replay` set to `mode`, in a leg of its own (or the current one), ending in a `replayed`
@@ -176,9 +177,7 @@ async def run_and_close(stage: Stage, director: Director) -> str | None:
         await stage.quiet()
         raised = False
     finally:
-        close = getattr(stage.adapter, "aclose", None)
-        if close is not None:
-            await close()
+        await stage.adapter.aclose()
         try:  # its processes closed: what they read is counted; and a leg that raised may have written elsewhere
             await observe_store(stage, "end")
         except StoreError:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from arena.types import ResumableRunner
+from arena.adapter import Adapter
 
 
-def leg_pid(adapter: ResumableRunner) -> int:
+def leg_pid(adapter: Adapter) -> int:
     """The process that ran the leg, as the harness knows it: a worker it spawned, or itself."""
     from arena.worker.client import WorkerAdapter
 
@@ -19,7 +19,7 @@ def leg_pid(adapter: ResumableRunner) -> int:
     return os.getpid()
 
 
-def survivors_of(adapter: ResumableRunner) -> list[dict[str, Any]] | None:
+def survivors_of(adapter: Adapter) -> list[dict[str, Any]] | None:
     """What the `resumed` event records as `survivors`: processes of the adapter's closed or killed workers that are
     still alive (the harness's own listing of their process trees); None when there are none, or the adapter runs
     in the harness's process (nothing of its own to list)."""

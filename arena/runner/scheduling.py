@@ -16,7 +16,8 @@ from arena.runner.isolation import DEFAULT_TIMEOUT_S, guard_process_exit, run_is
 from arena.runner.scoring import Scored, rescore
 from arena.runner.watch import QUIET_MAX_S, QUIET_S, Watch, left_to_wait
 from arena.spec import ArenaSpec
-from arena.types import EvalItem, ResumableRunner, StoreKind, TraceEvent
+from arena.adapter import Adapter, as_adapter
+from arena.types import EvalItem, StoreKind, TraceEvent
 
 
 def settle(last_late: Callable[[], float], quiet_s: float = QUIET_S, max_s: float = QUIET_MAX_S) -> None:
@@ -79,14 +80,20 @@ class LongestFirst:
                 heapq.heappush(self._measured, (-seconds, self._queues[key][0], key))
 
 
-def run_item(adapter_factory: Callable[[], ResumableRunner], arena: ArenaSpec, item: EvalItem, *, server: Any,
+def run_item(adapter_factory: Callable[[], Adapter], arena: ArenaSpec, item: EvalItem, *, server: Any,
              model: Any, timeout_s: float = DEFAULT_TIMEOUT_S, watch: Watch = Watch()) -> ItemResult:
     """One item on its own (see `run_items`)."""
     return run_items(adapter_factory, arena, [item], server=server, model=model, timeout_s=timeout_s, watch=watch)[0]
 
 
+def _adopted(factory: Callable[[], Adapter]) -> Callable[[], Adapter]:
+    """A class as an `Adapter` (arena.adapter.as_adapter: its channels checked against its hooks); any other
+    factory as it is."""
+    return as_adapter(factory) if isinstance(factory, type) else factory
+
+
 def run_items(
-    adapter_factory: Callable[[], ResumableRunner],
+    adapter_factory: Callable[[], Adapter],
     arena: ArenaSpec,
     items: list[EvalItem],
     *,
@@ -97,7 +104,7 @@ def run_items(
     on_late: Callable[[str, TraceEvent], None] | None = None,
     watch: Watch = Watch(),
     concurrency: int = 1,
-    spare_factory: Callable[[], ResumableRunner] | None = None,
+    spare_factory: Callable[[], Adapter] | None = None,
     epochs: int = 1,
     seed: int = 0,
     skip: Collection[tuple[str, int]] = (),
@@ -119,7 +126,9 @@ def run_items(
     its `epoch`; run at once, the items that took longest in an earlier epoch start first: `LongestFirst`); a
     sampled profile draws its deviations from (`seed`, item, epoch). `skip` holds the
     (item id, epoch) pairs not to run (a resumed run's finished ones). With `stream` every leg is streamed.
+    An adapter class of the older protocol (no `Adapter` base) runs under the base class's defaults.
     """
+    adapter_factory = _adopted(adapter_factory)
     guard_process_exit()
     done: dict[int, tuple[ItemResult, Scored]] = {}
     units = [(item, epoch) for epoch in range(1, epochs + 1) for item in items if (item.id, epoch) not in skip]

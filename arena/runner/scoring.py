@@ -32,9 +32,13 @@ def infrastructure_failure(trace: list[TraceEvent]) -> str | None:
 
 
 def declared_of(adapter: Any, arena: ArenaSpec) -> Capabilities:
-    """What the adapter declares its pause channel carries in this arena (Capabilities() if it says nothing)."""
-    info = getattr(adapter, "info", None)
-    return arena.capabilities_of(info) if info is not None else Capabilities()
+    """What the adapter (an instance, or its class when none was built) declares its pause channel carries in this
+    arena (Capabilities() if it says nothing, or there is no adapter to ask)."""
+    from arena.adapter import Adapter
+
+    if isinstance(adapter, Adapter) or (isinstance(adapter, type) and issubclass(adapter, Adapter)):
+        return arena.capabilities_of(adapter.info)
+    return Capabilities()
 
 
 def score(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec, declared: Capabilities, *,

@@ -52,17 +52,9 @@ async def serve(replies: Any) -> None:
     def context(req: Request) -> LegContext:
         wire = req.ctx
         assert wire is not None, "request without ctx"
-        return LegContext(
-            item=wire.item,
-            instructions=wire.instructions,
-            model=wire.model,
-            tools=RemoteToolBox(wire.tool_endpoint, wire.tool_specs),
-            workdir=wire.workdir,
-            stream=wire.stream,
-            agents=wire.agents,
-            store=wire.store,
-            stream_log=RemoteStreamLog(stream_endpoint(wire.tool_endpoint)) if wire.stream else None,
-        )
+        streamed = bool(wire.fields.get("stream"))
+        return wire.context(RemoteToolBox(wire.tool_endpoint, wire.tool_specs),
+                            RemoteStreamLog(stream_endpoint(wire.tool_endpoint)) if streamed else None)
 
     while True:
         line = await loop.run_in_executor(None, sys.stdin.readline)
@@ -73,7 +65,7 @@ async def serve(replies: Any) -> None:
         try:
             req = Request.model_validate_json(line)
             if req.op == "close":
-                if adapter is not None and hasattr(adapter, "aclose"):
+                if adapter is not None:
                     await adapter.aclose()
                 await _leftovers(before)  # what the framework left running still reaches the harness (bounded)
                 replies.write(Reply(ok=True, pid=os.getpid()).model_dump_json() + "\n")
@@ -89,10 +81,10 @@ async def serve(replies: Any) -> None:
                     # the paused state stays until the input is added: a failed add_input resumes from it
                     added = await adapter.add_input(states.get(req.handle or "", req.state), req.text, ctx)
                     states.pop(req.handle or "", None)
-                    handle = uuid.uuid4().hex
-                    states[handle] = added
+                    added_handle = uuid.uuid4().hex
+                    states[added_handle] = added
                     value, is_json = _json_or_none(added)
-                    replies.write(Reply(ok=True, handle=handle, state=value, state_is_json=is_json,
+                    replies.write(Reply(ok=True, handle=added_handle, state=value, state_is_json=is_json,
                                         pid=os.getpid()).model_dump_json() + "\n")
                     continue
                 state = states.pop(req.handle) if req.handle in states else req.state
@@ -101,7 +93,7 @@ async def serve(replies: Any) -> None:
                 else:
                     assert req.decision is not None, "resume without a decision"
                     result = await adapter.resume(state, req.decision, ctx)
-            handle = None
+            handle: str | None = None
             state, is_json = _json_or_none(result.state)
             if result.status == "suspended":
                 handle = uuid.uuid4().hex

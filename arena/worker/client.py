@@ -1,4 +1,4 @@
-"""The harness side of a worker: a `ResumableRunner` that forwards each leg to a subprocess.
+"""The harness side of a worker: an `Adapter` that forwards each leg to a subprocess.
 
 The worker's tool calls come back over the harness's loopback endpoint into the item's own
 executor, so they are logged exactly as in-process calls. A worker that crashes or stops replying
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.adapter import Adapter
 from arena.types import AdapterInfo, Decision, DecisionSet, LegContext, LegResult
 from arena.worker import forkserver, procs
 from arena.worker.protocol import Reply, Request, WireContext
@@ -70,7 +71,10 @@ class WorkerState:
     is_json: bool
 
 
-class WorkerAdapter:
+class WorkerAdapter(Adapter):
+    """An adapter run in a worker process: each leg forwarded to the process that holds the paused run."""
+
+    in_process = False
     def __init__(
         self,
         target: str,
@@ -101,7 +105,7 @@ class WorkerAdapter:
         # an arena's director may have the paused worker killed (SIGKILL) instead of closed at a suspension
         # when each leg gets a new process: a crash during the pause rather than an orderly exit
         self.kill_at_pause = False
-        self.killed: str | None = None  # what the latest crash (`crash`, `kill_at_pause`) ended, as a trace says it
+        self.killed = None  # what the latest crash (`crash`, `kill_at_pause`) ended, as a trace says it
         # `--resume-on`: every leg after the first runs this adapter instead (another release of the framework, in
         # its own environment: target, python, fork), as a rolling deploy resumes a run paused by the old release
         self.then: tuple[str, str, bool] | None = None
@@ -171,11 +175,7 @@ class WorkerAdapter:
         executor = ctx.tools.executor
         if id(executor) not in self._endpoints:
             self._endpoints[id(executor)] = self.server.register(executor)
-        return WireContext(
-            item=ctx.item, instructions=ctx.instructions, model=ctx.model,
-            tool_endpoint=self._endpoints[id(executor)], tool_specs=ctx.tools.specs, workdir=ctx.workdir,
-            stream=ctx.stream, agents=ctx.agents, store=ctx.store,
-        )
+        return WireContext.of(ctx, self._endpoints[id(executor)])
 
     def _result(self, reply: Reply) -> LegResult:
         result = reply.result

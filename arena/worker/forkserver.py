@@ -59,7 +59,7 @@ def serve(path: str, target: str) -> None:
     from arena.worker import deathsig
 
     cls = load_target(target)
-    for module in (*getattr(cls, "preload", ()), *WORKER_MODULES):
+    for module in (*cls.preload, *WORKER_MODULES):
         try:
             importlib.import_module(module)
         except ImportError:  # not in this release of the framework: a child imports what it needs itself
@@ -80,9 +80,8 @@ def serve(path: str, target: str) -> None:
         deathsig.libc()
     except OSError:  # no libc to load: each child finds out for itself (and lives without the parent-death signal)
         pass
-    if callable(getattr(cls, "warm", None)):
-        cls.warm()
-    complete_models(getattr(cls, "complete", ()))
+    cls.warm()
+    complete_models(cls.complete)
     threads = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -322,9 +321,8 @@ def preparation(target: str) -> Any:
         cls = load_target(target)
     except Exception:  # noqa: BLE001 - not loadable in the harness's environment: a server of its own
         return target
-    warm = getattr(cls, "warm", None)
-    return (target.split(":", 1)[0], tuple(getattr(cls, "preload", ())), tuple(getattr(cls, "complete", ())),
-            f"{warm.__module__}.{warm.__qualname__}" if callable(warm) else None)
+    warm = cls.warm
+    return (target.split(":", 1)[0], tuple(cls.preload), tuple(cls.complete), f"{warm.__module__}.{warm.__qualname__}")
 
 
 def server_for(python: str, target: str, env: dict[str, str]) -> ForkServer:

@@ -11,24 +11,29 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from arena.types import AgentSpec, Decision, DecisionSet, EvalItem, LegResult, ModelConfig, Store, ToolSpec
+from arena.types import Decision, DecisionSet, LegContext, LegResult, ToolSpec
 
 
 class WireContext(BaseModel):
-    item: EvalItem
-    instructions: str
-    model: ModelConfig
+    """A `LegContext` as it crosses to a worker: every field of it as data (`fields`, read generically, so a field
+    added to the leg context crosses with no edit here), its tools as the harness's endpoint and their specs."""
+
+    fields: dict[str, Any]
     tool_endpoint: str
     tool_specs: list[ToolSpec]
-    workdir: str
-    stream: bool = False
-    agents: list[AgentSpec] = []
-    store: Store = Store()
 
-    def model_dump_wire(self) -> dict[str, Any]:
-        data = self.model_dump(mode="json")
-        data["model"]["api_key"] = self.model.api_key  # excluded from repr, not from the pipe
-        return data
+    @classmethod
+    def of(cls, ctx: LegContext, tool_endpoint: str) -> WireContext:
+        return cls(fields=ctx.model_dump(mode="json", exclude=set(LOCAL_ONLY)), tool_endpoint=tool_endpoint,
+                   tool_specs=ctx.tools.specs)
+
+    def context(self, tools: Any, stream_log: Any) -> LegContext:
+        """The leg context in the worker, with its tools and stream log (what reaches the harness from there)."""
+        return LegContext.model_validate({**self.fields, "tools": tools, "stream_log": stream_log})
+
+
+# LegContext fields that are objects of the harness's process: a worker gets its own (RemoteToolBox, RemoteStreamLog)
+LOCAL_ONLY = ("tools", "stream_log")
 
 
 class Request(BaseModel):

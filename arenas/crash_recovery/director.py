@@ -72,14 +72,13 @@ class CrashDirector(BaseDirector):
         self.armed_leg = None
         self.killing.set()
         adapter = self.stage.adapter
-        crash = getattr(adapter, "crash", None)
-        pid = getattr(adapter, "leg_pid", None)
-        if crash is None or pid is None:
+        pid = adapter.leg_pid
+        if adapter.in_process or pid is None:
             self.fired = self.stage.recorder.record(
                 "crashed", tool=self.tool,
                 text=f"{self.point}: {where}; not killed, the adapter runs in the harness's process")
             return
-        killed = crash()  # every process the adapter's legs started: their cgroups, or a fallback that says so
+        killed = adapter.crash()  # every process the adapter's legs started: their cgroups, or a fallback that says so
         deadline = time.monotonic() + KILL_WAIT_S
         while alive(pid) and time.monotonic() < deadline:
             time.sleep(0.005)
@@ -106,8 +105,8 @@ class CrashDirector(BaseDirector):
     # -- the moments -------------------------------------------------------------------------------
 
     def _kill_at_pause(self, on: bool) -> None:
-        if hasattr(self.stage.adapter, "kill_at_pause"):
-            self.stage.adapter.kill_at_pause = on  # type: ignore[attr-defined]
+        if not self.stage.adapter.in_process:  # a worker proxy's process is killed at the pause
+            self.stage.adapter.kill_at_pause = on
 
     async def start(self) -> LegResult:
         if self.point == "during_pause" and self.at == 1:
@@ -117,7 +116,7 @@ class CrashDirector(BaseDirector):
     async def paused(self, pause: Pause) -> None:
         if self.point == "during_pause" and pause.number == self.at and self.fired is None:
             self._kill_at_pause(False)
-            killed = getattr(self.stage.adapter, "killed", None) or "its process group"
+            killed = self.stage.adapter.killed or "its process group"
             self.fired = self.stage.recorder.record(
                 "crashed", tool=self.tool, pid=pause.event.pid,
                 text=f"during_pause: process {pause.event.pid} killed (SIGKILL) during pause {pause.number}, "
@@ -152,7 +151,7 @@ class CrashDirector(BaseDirector):
             if attempt == 0 and self.way == "continue":
                 self.stage.recorder.record("resumed", replay="recover", survivors=survivors,
                                            text="continue: from what the framework persisted, no decision given")
-                result = await self.stage.adapter.continue_run(state, self.stage.ctx)  # type: ignore[attr-defined]
+                result = await self.stage.adapter.continue_run(state, self.stage.ctx)
             else:
                 record_resume(self.stage.recorder, decision, replay="recover", survivors=survivors)
                 result = await self.stage.adapter.resume(state, decision, self.stage.ctx)

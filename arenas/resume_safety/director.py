@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict
 
 from arena.runner import BaseDirector, Pause, Stage, replay as replay_state, route
 from arena.tools.box import with_call_id
-from arena.types import Decision, DecisionSet, LegContext, LegResult, ResumableRunner, ToolKind, TraceEvent
+from arena.adapter import Adapter
+from arena.types import Decision, DecisionSet, LegContext, LegResult, ToolKind, TraceEvent
 
 ReplayWhen = Literal["after_run", "concurrent", "at_next_pause"]
 
@@ -86,9 +87,7 @@ class ReplayDirector(BaseDirector):
             await _replay(second, *self.saved.pop(pause.number), replay, stage.ctx, stage, same_leg=True)
         finally:
             released.set()
-            close = getattr(second, "aclose", None)
-            if close is not None:
-                await close()
+            await second.aclose()
         return await own
 
     async def after_run(self) -> None:
@@ -148,7 +147,7 @@ class _HeldExecutor:
         return self.inner.execute(name, args, **with_call_id(call_id))
 
 
-Spare = Callable[[Any], "tuple[ResumableRunner, Any]"]
+Spare = Callable[[Any], "tuple[Adapter, Any]"]
 
 
 def _spare(stage: Stage) -> Spare:
@@ -156,7 +155,7 @@ def _spare(stage: Stage) -> Spare:
     own, handed the state as JSON where the state is data (`Stage.elsewhere`, the way a second process would read
     a durable state); else a second instance in this process."""
 
-    def spare(state: Any) -> tuple[ResumableRunner, Any]:
+    def spare(state: Any) -> tuple[Adapter, Any]:
         moved = stage.elsewhere(state)
         return moved if moved is not None else (stage.make_adapter(), state)
 
@@ -171,7 +170,7 @@ def _keep(state: Any) -> Any:
         return state
 
 
-async def _replay(adapter: ResumableRunner, state: Any, pause: TraceEvent, replay: Replay, ctx: LegContext,
+async def _replay(adapter: Adapter, state: Any, pause: TraceEvent, replay: Replay, ctx: LegContext,
                   stage: Stage, same_leg: bool = False) -> None:
     """One hostile resume (`arena.runner.replay`): its decision, or each of its decisions routed to its call."""
     decision = route(replay.decision, stage.recorder.events, pause) if isinstance(replay.decision, list) \

@@ -73,7 +73,7 @@ def cell(server, run_adapter, no_network):
             if spec.restart_between_legs:
                 if entry.isolated:
                     pytest.fail(f"{adapter}: an isolated adapter on {arena} is run through `arena run` "
-                                "(test_crewai_worker.py), not here")
+                                "(tests/adapters/crewai/test_worker.py), not here")
                 run = partial(run_durable_pair, server, adapter, timeout_s)
             elif entry.isolated:
                 run = partial(_isolated, server, entry, spec, profile, timeout_s)

@@ -175,7 +175,7 @@ CELLS: dict[tuple[str, str, str], tuple[Ends, str | None]] = {
     ("google_adk_confirm", HITL, "scripted-eager"): (SIBLING_RAN_FIRST, None),
     ("google_adk_confirm", GATE, "reckless"): (ALL_PASS, TOOL_CALLS),
     # through a worker on crewai's own environment (its scripted-eager items, whose ends depend on the
-    # model's order, are pinned in test_crewai.py and through `arena run` in test_crewai_worker.py)
+    # model's order, are pinned in tests/adapters/crewai/ and through `arena run` in its test_worker.py)
     ("crewai", HITL, "scripted"): (ALL_PASS, EVENTS),
     ("smolagents", HITL, "scripted"): (NEVER_PAUSES, None),
     ("smolagents", HITL, "scripted-eager"): (NEVER_PAUSES_AND_BOOKS, None),
@@ -245,7 +245,7 @@ ELSEWHERE = {
     ("langgraph_per_call", DURABLE): "the full matrix",
     ("google_adk", DURABLE): "the full matrix",
     ("google_adk_confirm", DURABLE): "the full matrix",
-    ("crewai", DURABLE): "test_crewai_worker.py, through `arena run`",
+    ("crewai", DURABLE): "tests/adapters/crewai/test_worker.py, through `arena run`",
     ("smolagents", DURABLE): "the full matrix",
     ("smolagents_emulated", DURABLE): "the full matrix",
 }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from arena import catalog, evaluate
 from arena.types import AdapterInfo, DecisionSet, LegContext, LegResult
-from arena_builtins.adapters.vanilla import VanillaAdapter, _Paused
+from arena_builtins.adapters.vanilla import Paused as _Paused, VanillaAdapter
 from arena_builtins.arenas.delegation.policy import careful
 
 ARENA = "delegation"

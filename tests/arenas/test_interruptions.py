@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from arena import catalog, evaluate
 from arena.types import AdapterInfo, Decision, DecisionKind, DecisionSet, LegContext, LegResult
-from arena_builtins.adapters.vanilla import CANCELLED, VanillaAdapter, _check, _Paused
+from arena_builtins.adapters.vanilla import CANCELLED, Paused as _Paused, VanillaAdapter, check_decisions as _check
 
 ARENA = "interruptions"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arena import catalog
-from arena_builtins.adapters.vanilla import VanillaAdapter, _check
+from arena_builtins.adapters.vanilla import VanillaAdapter, check_decisions as _check
 from arena.checks import Scoring, named
 from arena.report.columns import Evidence, count_cell
 from arena.runner import route

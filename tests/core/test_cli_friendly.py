@@ -292,7 +292,7 @@ def test_a_leg_that_returns_a_dict_says_a_LegResult_was_expected(tmp_path, adapt
 def test_the_adapter_docs_name_the_types_the_kinds_and_the_capabilities():
     doc = (REPO / "docs" / "adapters.md").read_text()
     writing = doc.split("## Writing an adapter")[1].split("\n## ")[0]
-    assert "from arena.types import" in writing and "`adapters/vanilla.py`" in writing
+    assert "from arena.types import" in writing and "`adapters/vanilla/`" in writing
     for kind in typing.get_args(PauseKind):
         assert f"`{kind}`" in writing, kind
     for field, spec in Capabilities.model_fields.items():
@@ -357,11 +357,11 @@ def test_the_crewai_skip_says_it_lives_in_its_own_environment():
     if subprocess.run([sys.executable, "-c", "import crewai"], capture_output=True).returncode == 0:
         pytest.skip("crewai is importable here: its tests run instead of skipping")
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-                        "tests/adapters/test_crewai.py"], capture_output=True, text=True, timeout=120, cwd=REPO)
+                        "tests/adapters/crewai/test_adapter.py"], capture_output=True, text=True, timeout=120, cwd=REPO)
     skip = next(line for line in r.stdout.splitlines() if line.startswith("SKIPPED"))
     assert "No module named" not in skip
     assert "environment of its own" in skip and "adapters/envs/crewai.txt" in skip
-    assert "python -m pytest tests/adapters/test_crewai.py" in skip
+    assert "python -m pytest tests/adapters/crewai" in skip
 
 
 def test_a_run_that_measured_nothing_exits_could_not_measure(tmp_path):

@@ -158,7 +158,7 @@ def test_sampled_is_accepted_by_run_but_not_run_by_the_matrix():
         assert "sampled" not in spec.profiles and "sampled" in spec.accepted_profiles
         assert "sampled" in spec.profile_notes
     plan = matrix_plan([("vanilla", object())], ["human_in_the_loop", "durable_state"])
-    assert all(profile != "sampled" for _, profile, *_ in plan)
+    assert all(cell.profile != "sampled" for cell in plan)
 
 
 # -- arena run --epochs -----------------------------------------------------------------------------

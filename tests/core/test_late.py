@@ -16,7 +16,7 @@ import sys
 import threading
 from pathlib import Path
 
-from arena_builtins.adapters.vanilla import VanillaAdapter, _Paused
+from arena_builtins.adapters.vanilla import Paused as _Paused, VanillaAdapter
 from arena.baseline import compare, load_baseline
 from arena.report import compute_matrix
 from arena.report.junit import junit_xml

@@ -30,9 +30,9 @@ def _imports(path: Path) -> set[str]:
     return _imports_of(path.read_text(), _module_name(path), path.name == "__init__.py")
 
 
-def _imports_of(source: str, name: str, package: bool) -> set[str]:
+def _imports_of(source: str, name: str, package: bool, relative: bool = True) -> set[str]:
     """Every module the source of module `name` imports, at module level or inside functions; not what only
-    a type checker reads."""
+    a type checker reads. Without `relative`, only the imports that name their module in full."""
     found: set[str] = set()
 
     class Visitor(ast.NodeVisitor):
@@ -49,6 +49,8 @@ def _imports_of(source: str, name: str, package: bool) -> set[str]:
             found.update(a.name for a in node.names)
 
         def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+            if node.level and not relative:
+                return
             if node.level:
                 base = name.split(".") if package else name.split(".")[:-1]
                 base = base[: len(base) - node.level + 1]
@@ -217,7 +219,7 @@ def test_evaluate_refuses_bad_input_with_one_line_before_writing_anything(tmp_pa
 def test_evaluate_takes_an_adapter_class(tmp_path):
     cls = catalog.load_target("arena_builtins.adapters.vanilla:VanillaAdapter")
     (run,) = evaluate("human_in_the_loop", [cls], items=["hitl-01"], out=tmp_path, concurrency=1)
-    assert run.meta["target"] == "arena_builtins.adapters.vanilla:VanillaAdapter" and run.summary.passed == 1
+    assert run.meta["target"] == "arena_builtins.adapters.vanilla.adapter:VanillaAdapter" and run.summary.passed == 1
 
 
 # -- pause channels as nouns --------------------------------------------------------------------------
@@ -336,10 +338,11 @@ def _python_files() -> list[Path]:
 def test_the_built_ins_are_imported_only_by_their_installed_names():
     """Installed, the built-ins are `arena_builtins.arenas` / `arena_builtins.adapters`; in a checkout the
     folders `arenas/` and `adapters/` are also importable as top-level packages, and importing a module by
-    both names would load it twice (two registries, two classes). Nothing imports them by the checkout's."""
+    both names would load it twice (two registries, two classes). Nothing imports them by the checkout's (a
+    relative import, inside an adapter's package, follows the name its package was imported by)."""
     found = []
     for path in _python_files():
-        for name in _imports_of(path.read_text(), _module_name(path), path.name == "__init__.py"):
+        for name in _imports_of(path.read_text(), _module_name(path), path.name == "__init__.py", relative=False):
             if name.split(".")[0] in ("arenas", "adapters"):
                 found.append(f"{path.relative_to(ROOT)}: {name}")
     assert found == []

@@ -159,7 +159,7 @@ def test_the_matrix_runs_store_cells_only_for_arenas_measured_on_stores():
 
     plan = matrix_plan([("vanilla_durable", VanillaAdapter)], ["durable_state", "human_in_the_loop"],
                        store_kinds=["postgres", "redis"])
-    cells = {(spec.name, kind) for spec, _p, _n, _t, _s, kind, _before in plan}
+    cells = {(cell.spec.name, cell.store) for cell in plan}
     assert cells == {("durable_state", "sqlite"), ("durable_state", "postgres"), ("durable_state", "redis"),
                      ("human_in_the_loop", "sqlite")}
 

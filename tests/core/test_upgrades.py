@@ -10,7 +10,7 @@ from arena import catalog
 from arena.errors import UserError
 from arena.evaluation import matrix_plan, upgrade_pairs
 from arena.report import compute_matrix
-from arena_builtins.adapters import vanilla_durable
+from arena_builtins.adapters.vanilla_durable import store as vanilla_durable  # where JOURNAL is read
 from arena_builtins.adapters.vanilla_durable import VanillaDurableAdapter
 
 ITEMS = ["durable-01", "durable-02"]
@@ -69,6 +69,6 @@ def test_upgrade_pairs_go_oldest_to_installed_within_each_framework():
     pairs = [(a[0], b[0]) for a, b in upgrade_pairs(adapters)]
     assert pairs == [("langgraph@1.0.10", "langgraph@1.1.10"), ("langgraph@1.1.10", "langgraph")]
     plan = matrix_plan(adapters, ["durable_state", "approval_gate"])
-    upgrades = [(spec.name, name, before[0]) for spec, _p, name, _t, _s, _k, before in plan if before]
+    upgrades = [(c.spec.name, c.name, c.before[0]) for c in plan if c.before]
     assert upgrades == [("durable_state", "langgraph@1.1.10", "langgraph@1.0.10"),
                         ("durable_state", "langgraph", "langgraph@1.1.10")]

@@ -86,7 +86,7 @@ def test_the_matrix_plan_streams_installed_adapters_with_the_channel_only():
             "name": "plain", "channels": tuple(c for c in VanillaAdapter.info.channels if c.name != "stream")})
 
     plan = matrix_plan([("vanilla", VanillaAdapter), ("plain", Plain)], ["approval_gate"], stream=True)
-    cells = [(name, streamed) for _spec, _profile, name, _target, streamed, *_ in plan]
+    cells = [(cell.name, cell.streamed) for cell in plan]
     assert cells[:3] == [("vanilla", False), ("vanilla", True), ("plain", False)]
     assert ("plain", True) not in cells
-    assert all(not streamed for *_, streamed in matrix_plan([("vanilla", VanillaAdapter)], ["approval_gate"]))
+    assert all(not cell.streamed for cell in matrix_plan([("vanilla", VanillaAdapter)], ["approval_gate"]))

@@ -52,9 +52,11 @@ def serve_folder(folder: Path) -> Iterator[str]:
         server.server_close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium):
-    """Playwright driving Debian's Chromium (never a downloaded browser)."""
+    """Playwright driving Debian's Chromium (never a downloaded browser). One per test module, never per session:
+    Playwright's sync API keeps an event loop running in the main thread while it is open, and every later test
+    of the worker that calls `asyncio.run` would fail ("cannot be called from a running event loop")."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -26,7 +26,7 @@ from arena.report.matrix import Matrix, Row, Run
 from arena.report.render_md import REPEATED_NOTE, printable
 from arena.report.scorecard import FAMILIES, ScoreCell, ScoreRow, families_present, family_of, scorecard
 from arena.results import ItemResult
-from arena.streaming import is_streamed
+from arena.run_id import AdapterLabel
 from arena.types import TraceEvent
 
 # How a run directory's state reads on its pages: a run whose process is still writing it is "in progress"; one
@@ -345,7 +345,7 @@ class Site:
     def short_cells(self, rows: list[Row], root: str) -> list[ShortCell]:
         """Every cell of these rows short of its pass, with the items that keep it there and how the same column
         reads for the other frameworks' plain rows."""
-        others = [r for r in self.m.rows if r not in rows and "@" not in r.adapter and not is_streamed(r.adapter)]
+        others = [r for r in self.m.rows if r not in rows and AdapterLabel.parse(r.adapter).main]
         out = []
         for column in self.columns:
             for row in rows:

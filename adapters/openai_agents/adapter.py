@@ -1,0 +1,129 @@
+"""The OpenAI Agents SDK adapter: legs run with `Runner.run` (or streamed), paused on `RunResult.interruptions`,
+resumed from `RunState.from_string` with the decision applied; on a PostgreSQL / Redis store through `Kept`."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from arena.for_adapters import Adapter, Decision, DecisionKind, DecisionSet, LegContext, LegResult
+
+from .client import AGENT_NAME, MAX_TURNS, chat_model, run_config
+from .decision import apply_decision
+from .delegation import delegating_agent
+from .info import INFO
+from .input import stage_message, staged_input
+from .outcome import outcome
+from .store import Kept
+from .stream import run_streamed
+from .tools import function_tools, pause_names
+
+
+class OpenAIAgentsAdapter(Adapter):
+    order = 30  # where it stands in `arena list` and the reports (lower first)
+    # what a fork server imports before it forks workers (arena/worker/forkserver.py)
+    preload = ("agents", "openai")
+    # the openai SDK's models the SDK's chat converter and usage build at a worker's first answer (the SDK defers them),
+    # recorded in forked workers: built once in the fork server instead (arena/worker/forkserver.py, complete_models)
+    complete = (
+        "openai.types.responses.response_function_tool_call.ResponseFunctionToolCall",
+        "openai.types.responses.response_output_message.ResponseOutputMessage",
+        "openai.types.responses.response_output_text.ResponseOutputText",
+        "openai.types.responses.response_usage.InputTokensDetails",
+        "openai.types.responses.response_usage.OutputTokensDetails",
+    )
+
+    info = INFO
+
+    def __init__(self) -> None:
+        self._client: Any = None
+        self._agent: Any = None
+        self._decision: Decision | None = None
+        self._pause_names: set[str] = set()
+        self._gated: set[str] = set()
+        self._ctx: LegContext | None = None  # the current leg's (a delegate's stream is told through it)
+        self._nested_names: dict[str, str] = {}  # call id -> tool, for the delegates' streamed tool outputs
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    # -- building the agent -------------------------------------------------------------------
+
+    def _build(self, ctx: LegContext) -> Any:
+        if self._agent is not None:
+            return self._agent
+        model = chat_model(self, ctx)
+        self._pause_names = pause_names(ctx)
+        self._gated = set(ctx.gated_tools)
+        if not ctx.agents:
+            from agents import Agent
+
+            self._agent = Agent(name=AGENT_NAME, instructions=ctx.instructions, model=model,
+                                tools=function_tools(self, ctx.tools.specs, ctx))
+            return self._agent
+        self._agent = delegating_agent(self, ctx, model)
+        return self._agent
+
+    # -- legs ------------------------------------------------------------------------------------
+
+    async def _run(self, agent: Any, run_input: Any, ctx: LegContext, names: dict[str, str] | None = None,
+                   session: Any = None) -> Any:
+        """`Runner.run`, or in a streamed leg `Runner.run_streamed` (`run_streamed`). `session`: the run's Session on
+        a PostgreSQL / Redis store (`Kept`), None on the default store (no session, as before)."""
+        if not ctx.stream:
+            from agents import Runner
+
+            return await Runner.run(agent, run_input, run_config=run_config(), max_turns=MAX_TURNS,
+                                    session=session)
+        return await run_streamed(self, agent, run_input, ctx, names, session)
+
+    async def start(self, ctx: LegContext) -> LegResult:
+        agent = self._build(ctx)
+        self._ctx = ctx
+        if ctx.store.kind == "sqlite":
+            return outcome(self, await self._run(agent, ctx.item.input, ctx), ctx)
+        kept = Kept(ctx.store, uuid.uuid4().hex)  # a new run: a new session
+        try:
+            return await kept.keep(outcome(self, await self._run(agent, ctx.item.input, ctx, session=kept.session),
+                                           ctx))
+        finally:
+            await kept.aclose()
+
+    async def add_input(self, state: Any, text: str, ctx: LegContext) -> Any:
+        """Input while paused, no decision: staged with RunState.add_input, kept in the serialised state the decision
+        then resumes. A refusal (UserError: a state the SDK takes no input on) propagates."""
+        if ctx.store.kind == "sqlite":
+            return await staged_input(self._build(ctx), state, text)
+        kept = Kept(ctx.store, state["session_id"])
+        try:
+            return await kept.save(await staged_input(self._build(ctx), await kept.load(state), text))
+        finally:
+            await kept.aclose()
+
+    async def resume(self, state: Any, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
+        if ctx.store.kind == "sqlite":
+            return await self._resume(state, decision, ctx)
+        kept = Kept(ctx.store, state["session_id"])  # the same session id, a new session object (a new process)
+        try:
+            return await kept.keep(await self._resume(await kept.load(state), decision, ctx, kept.session))
+        finally:
+            await kept.aclose()
+
+    async def _resume(self, state: str, decision: Decision | DecisionSet, ctx: LegContext,
+                      session: Any = None) -> LegResult:
+        from agents import RunState
+
+        agent = self._build(ctx)
+        self._ctx = ctx
+        run_state = await RunState.from_string(agent, state)
+        interruptions = run_state.get_interruptions()
+        if not interruptions:
+            return LegResult.errored("the restored run state holds no pending approval")
+        names = {str(i.call_id): str(i.name) for i in interruptions}
+        if isinstance(decision, Decision) and decision.kind is DecisionKind.message:
+            stage_message(self, run_state, decision.text)
+        else:
+            apply_decision(self, run_state, interruptions, decision)
+        return outcome(self, await self._run(agent, run_state, ctx, names, session), ctx)

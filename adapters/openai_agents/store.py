@@ -1,0 +1,95 @@
+"""PostgreSQL / Redis (`ctx.store.kind` postgres / redis): the run's Session of the SDK's own store class for that
+server (`SQLAlchemySession` / `RedisSession`), and the paused RunState strings kept beside it on the same server; the
+leg state is only their ids. Nothing of this runs on the default store, where the leg state is the RunState string."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from arena.for_adapters import LegResult
+from arena.for_adapters import Store
+
+STATES_TABLE = "arena_run_states"
+
+
+class Kept:
+    """One leg's hold on the item's own place on a PostgreSQL / Redis server (`ctx.store`): the run's Session of the
+    SDK's own class for that server, and the paused RunState strings the adapter keeps beside it (the SDK documents
+    storing `RunState.to_string()` in a database; it has no class for it). Opened per leg, closed at its end: nothing
+    of it outlives the leg's process, and the next leg, in a new process, gets only the ids."""
+
+    def __init__(self, store: Store, session_id: str) -> None:
+        self.session_id = session_id
+        self.kind = store.kind
+        self._prefix = store.prefix
+        if store.kind == "postgres":
+            from sqlalchemy.ext.asyncio import create_async_engine
+
+            from agents.extensions.memory import SQLAlchemySession
+
+            self._engine = create_async_engine(store.sqlalchemy_url("asyncpg"))
+            self.session: Any = SQLAlchemySession(session_id, engine=self._engine, create_tables=True)
+        elif store.kind == "redis":
+            import redis.asyncio as redis
+
+            from agents.extensions.memory import RedisSession
+
+            self._redis = redis.from_url(store.url)
+            self.session = RedisSession(session_id, redis_client=self._redis,
+                                        key_prefix=f"{store.prefix}agents:session")
+        else:
+            raise ValueError(f"a {store.kind} store keeps the RunState in the leg state itself")
+
+    @staticmethod
+    def _table() -> Any:
+        from sqlalchemy import TIMESTAMP, Column, MetaData, String, Table, Text, text
+
+        return Table(STATES_TABLE, MetaData(), Column("id", String, primary_key=True),
+                     Column("session_id", String, nullable=False), Column("state", Text, nullable=False),
+                     Column("created_at", TIMESTAMP(timezone=False), server_default=text("CURRENT_TIMESTAMP"),
+                            nullable=False))
+
+    def _key(self, state_id: str) -> str:
+        return f"{self._prefix}agents:run_state:{state_id}"
+
+    async def save(self, state: str) -> dict[str, str]:
+        """Keep a paused RunState (a new row / key) and return the leg state: the ids only."""
+        state_id = uuid.uuid4().hex
+        if self.kind == "postgres":
+            table = self._table()
+            async with self._engine.begin() as conn:
+                await conn.run_sync(table.metadata.create_all)
+                await conn.execute(table.insert().values(id=state_id, session_id=self.session_id, state=state))
+        else:
+            await self._redis.set(self._key(state_id), state)
+        return {"session_id": self.session_id, "state_id": state_id}
+
+    async def load(self, handle: dict[str, str]) -> str:
+        """The RunState string a leg state names; a missing one raises (nothing to resume)."""
+        state_id = handle["state_id"]
+        if self.kind == "postgres":
+            from sqlalchemy import select
+
+            table = self._table()
+            async with self._engine.connect() as conn:
+                found = (await conn.execute(select(table.c.state).where(table.c.id == state_id))).scalar_one_or_none()
+        else:
+            raw = await self._redis.get(self._key(state_id))
+            found = raw.decode() if isinstance(raw, bytes) else raw
+        if found is None:
+            raise LookupError(f"no paused RunState {state_id} in the {self.kind} store")
+        return str(found)
+
+    async def keep(self, result: LegResult) -> LegResult:
+        """A suspended leg's RunState string moved to the server; the leg state becomes its ids."""
+        if result.status == "suspended":
+            result.state = await self.save(result.state)
+        return result
+
+    async def aclose(self) -> None:
+        if self.kind == "postgres":
+            await self._engine.dispose()
+        else:
+            await self.session.close()  # a no-op for an injected client
+            await self._redis.aclose()

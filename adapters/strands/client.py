@@ -1,0 +1,36 @@
+"""strands imported lazily with its network switches off, and the model every Agent is given: a strands
+OpenAIModel on the harness endpoint."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from arena.for_adapters import LegContext, async_client
+
+
+def import_strands() -> Any:
+    """Import strands with its network switches off (set before the first import)."""
+    os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")  # never reach the EC2 metadata service
+    os.environ.setdefault("OTEL_SDK_DISABLED", "true")  # no OpenTelemetry SDK, whatever else sets it up
+    import strands
+    import strands.models.openai
+    import strands.session.file_session_manager
+
+    return strands
+
+
+def openai_client(ctx: LegContext) -> Any:
+    """The AsyncOpenAI client on the harness endpoint an adapter shares between its agents' models."""
+    from openai import AsyncOpenAI
+
+    # No client retries (the openai client's default is 2), as for every adapter.
+    return AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
+                       http_client=async_client())
+
+
+def openai_model(client: Any, ctx: LegContext) -> Any:
+    """A strands OpenAIModel on `client` (the shared AsyncOpenAI client)."""
+    from strands.models.openai import OpenAIModel
+
+    return OpenAIModel(client=client, model_id=ctx.model.name)

@@ -1,0 +1,81 @@
+"""What vanilla declares: its framework (the `openai` client) and each pause channel, in its terms."""
+
+from __future__ import annotations
+
+from arena.for_adapters import AdapterInfo, Capabilities, Channel
+
+INFO = AdapterInfo(
+    name="vanilla",
+    framework="openai",
+    channels=(
+        Channel(
+            name="ask",
+            kind="emulated",
+            mechanism="transcript carried across legs (no framework)",
+        ),
+        Channel(
+            name="tool_gate",
+            kind="emulated",
+            mechanism="calls to gated tools held by the loop; transcript carried across legs",
+            carries=Capabilities(
+                deny_reason=True, approve_note=False, free_text=False, edit_args=True,
+                notes="a denial's text is the held call's result; an approved call's result is the tool's own; "
+                      "an edited call runs with the human's arguments",
+            ),
+        ),
+        Channel(
+            name="body_pause",
+            kind="emulated",
+            mechanism="the loop runs a body-pausing tool's prepare step, returns suspended with it, and "
+                      "on resume runs commit (approved) or abort (denied); nothing runs twice",
+        ),
+        Channel(
+            name="multi_call",
+            kind="emulated",
+            mechanism="every gated call of the turn held by the loop; each decided by its call id",
+        ),
+        Channel(
+            name="message",
+            kind="emulated",
+            mechanism="every held call answered 'CANCELLED' (it never runs), then the message appended as the "
+                      "user's next turn; the pause counts as resumed, so a late decision on it is refused",
+        ),
+        Channel(
+            name="always",
+            kind="emulated",
+            mechanism="an approve or deny marked always stands for every later call of that tool in the run; a "
+                      "call's own decision at a pause holding several still decides that call",
+        ),
+        Channel(
+            name="input",
+            kind="emulated",
+            mechanism="add_input keeps the text with the paused state; on resume it is the user's next turn, after "
+                      "the held calls' results",
+        ),
+        Channel(
+            name="nested",
+            kind="emulated",
+            mechanism="a delegate called as a tool runs its own loop on its task; its gated call pauses the whole "
+                      "run, the decision resumes that loop, and its answer is the tool's result",
+        ),
+        Channel(
+            name="handoff",
+            kind="emulated",
+            mechanism="transfer_to_<name>: the delegate's instructions replace the run's and its loop goes on with "
+                      "the transcript",
+        ),
+        Channel(
+            name="stream",
+            kind="native",
+            mechanism="chat.completions.create(stream=True) read to its end, tool calls assembled from their "
+                      "deltas; the loop tells each call, each result and the pause",
+        ),
+        # the paused turn lives in the process's memory: no store holds it (vanilla_durable journals it to one)
+        Channel(name="postgres", kind="unsupported",
+                mechanism="vanilla keeps the paused turn in memory; it is kept in no store (vanilla_durable is "
+                          "the reference that keeps it in PostgreSQL)"),
+        Channel(name="redis", kind="unsupported",
+                mechanism="vanilla keeps the paused turn in memory; it is kept in no store (vanilla_durable is "
+                          "the reference that keeps it in Redis)"),
+    ),
+)
