@@ -117,8 +117,6 @@ ResumableRunner = Adapter
 
 # a declared channel and the hooks that must implement it (beyond start/resume): checked when an adapter loads
 _HOOKS_OF_WAYS = {"continue": "continue_run"}
-
-
 _ADOPTED: dict[type, type[Adapter]] = {}  # an older-protocol class -> its Adapter, made once
 
 
@@ -141,9 +139,6 @@ def as_adapter(cls: object, name: str | None = None, discover: Callable[[], obje
         if missing:
             raise AdapterContractError(f"{what} does not implement ResumableRunner (info, start, resume): it has no "
                                        f"{', '.join(missing)} (subclass arena.for_adapters.Adapter)")
-        info = next(vars(k)["info"] for k in cls.__mro__ if "info" in vars(k))
-        if not isinstance(info, AdapterInfo):
-            raise AdapterContractError(f"{what}: info must be an arena.types.AdapterInfo, not {type(info).__name__}")
         adapter = _ADOPTED.get(cls) or _ADOPTED.setdefault(cls, type(cls.__name__, (cls, Adapter), {
             "__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__}))
     check_adapter(adapter, discover)

@@ -52,15 +52,14 @@ def tools_by_kind(ctx: LegContext, kind: ToolKind) -> list[ToolSpec]:
 
 def tell_call(ctx: LegContext, tool: str, call_id: Any = None) -> None:
     """A streamed leg: the framework's stream said the model called `tool`."""
-    ctx.told("tool_call", tool, call_id=None if call_id is None else str(call_id))
+    ctx.told("tool_call", tool, call_id=call_id)
 
 
 def tell_result(ctx: LegContext, tool: str, result: Any, call_id: Any = None) -> None:
     """A streamed leg: the framework's stream said `tool` ran and returned `result`."""
-    ctx.told("tool_result", tool, call_id=None if call_id is None else str(call_id),
-             result=None if result is None else str(result))
+    ctx.told("tool_result", tool, call_id=call_id, result=result)
 
 
 def tell_pause(ctx: LegContext, tool: str, call_id: Any = None) -> None:
     """A streamed leg: the framework's stream said the run waits for a human on `tool`'s call."""
-    ctx.told("pause", tool, call_id=None if call_id is None else str(call_id))
+    ctx.told("pause", tool, call_id=call_id)

@@ -478,10 +478,11 @@ class LegContext(BaseModel):
     # by an arena (arena/channels.py) reads its context here, carried to a worker like every field above
     extra: dict[str, Any] = Field(default_factory=dict)
 
-    def told(self, kind: StreamedKind, tool: str, call_id: str | None = None, result: str | None = None) -> None:
+    def told(self, kind: StreamedKind, tool: str, call_id: object = None, result: object = None) -> None:
         """Hand over one thing the framework's stream told the application (a streamed leg only): the model
         called `tool` (`tool_call`), the tool returned `result` (`tool_result`), the run waits for a human
-        (`pause`, `tool` the call it waits on). `call_id` is the framework's id for the call, where it gives one."""
+        (`pause`, `tool` the call it waits on). `call_id` is the framework's id for the call, where it gives one;
+        both are recorded as text, whatever type the framework gave them."""
         if self.stream_log is not None:
             self.stream_log.told(kind, tool, call_id=None if call_id is None else str(call_id),
                                  result=None if result is None else str(result))

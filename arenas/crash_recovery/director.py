@@ -105,8 +105,7 @@ class CrashDirector(BaseDirector):
     # -- the moments -------------------------------------------------------------------------------
 
     def _kill_at_pause(self, on: bool) -> None:
-        if not self.stage.adapter.in_process:  # a worker proxy's process is killed at the pause
-            self.stage.adapter.kill_at_pause = on
+        self.stage.adapter.kill_at_pause = on  # a worker proxy's process is killed at the pause; in-process, nothing
 
     async def start(self) -> LegResult:
         if self.point == "during_pause" and self.at == 1:
