@@ -9,8 +9,8 @@ lets their process go or writes its results:
 - in the harness's own process (an in-process adapter), the run's finalisation waits for the threads the adapter
   started (from an item's thread, `arena-item-*`, or from a thread one started) that are still busy, daemon or not
   (they keep running while the harness does), at most `LEFTOVER_MAX_S`. Which thread started which is recorded by
-  `attribute()` (`threading.Thread.start`, wrapped once in the harness's process), so that what the harness itself
-  starts meanwhile (preparing the next cell of a matrix) is never taken for the adapter's.
+  `attribute()` (where `threading` starts an OS thread, wrapped once in the harness's process), so that what the
+  harness itself starts meanwhile (preparing the next cell of a matrix) is never taken for the adapter's.
 
 A thread that only waits for work without a timeout (an idle pool worker, a queue's consumer, an event loop with
 nothing scheduled) cannot act on its own and is not waited for; one in a timed wait, asleep or running is.
@@ -25,6 +25,7 @@ import time
 import weakref
 from collections.abc import Iterable
 from types import FrameType
+from typing import Any
 
 LEFTOVER_MAX_S = 5.0  # how long a process's end, or a run's finalisation, waits for a framework's leftover threads
 _POLL_S = 0.02
@@ -33,18 +34,24 @@ HARNESS_PREFIX = "arena-"  # the harness's own threads are named so (the server,
 
 ITEM_PREFIX = "arena-item-"  # an item's thread: the adapter's code runs there (isolation.run_isolated)
 _STARTED_BY: weakref.WeakKeyDictionary[threading.Thread, threading.Thread] = weakref.WeakKeyDictionary()
-_REAL_START = threading.Thread.start
+# Where every `Thread.start` (and every subclass's, wrapped or not) ends: the module function that starts the OS
+# thread with the Thread's bound `_bootstrap`. Wrapping it, not `Thread.start`, sees a `Timer` whose `start` a
+# framework's tracing has wrapped on its own class (strands instruments threading so), and leaves that wrapping alone.
+_LAUNCHER = "_start_joinable_thread" if hasattr(threading, "_start_joinable_thread") else "_start_new_thread"
+_REAL_LAUNCH = getattr(threading, _LAUNCHER)
 
 
-def _start(self: threading.Thread) -> None:
-    _STARTED_BY[self] = threading.current_thread()
-    _REAL_START(self)
+def _launch(function: Any, *args: Any, **kwargs: Any) -> Any:
+    started = getattr(function, "__self__", None)
+    if isinstance(started, threading.Thread):
+        _STARTED_BY[started] = threading.current_thread()
+    return _REAL_LAUNCH(function, *args, **kwargs)
 
 
 def attribute() -> None:
     """From now on, remember which thread started each thread (see `started_in`); idempotent."""
-    if threading.Thread.start is not _start:
-        threading.Thread.start = _start  # type: ignore[method-assign]
+    if getattr(threading, _LAUNCHER) is not _launch:
+        setattr(threading, _LAUNCHER, _launch)
 
 
 def started_in(thread: threading.Thread, prefix: str) -> bool:

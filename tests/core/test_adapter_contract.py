@@ -176,6 +176,7 @@ _DYNAMIC = {
     ("arena/__init__.py", "evaluation"),  # the library's lazy names
     ("arena/catalog.py", "module"),  # an entry point's "module:attr"
     ("arena/checks.py", "s.declared"),  # a Capabilities field
+    ("arena/leftovers.py", "threading"),  # the module function that starts an OS thread (its name by release)
     ("arena/worker/forkserver.py", "importlib.import_module(module)"),  # a pydantic model to complete
 }
 

@@ -223,6 +223,36 @@ def test_leftovers_in_the_harness_are_the_threads_an_items_thread_started():
             timer.cancel()
 
 
+
+def test_a_timer_whose_start_a_framework_wrapped_is_still_the_adapters():
+    """A framework's tracing may wrap `Timer.start` on its own class before the harness attributes threads (strands
+    instruments threading so when its tracer is made, and a matrix runs strands in the harness's process before other
+    in-process adapters): the timer an item's thread starts is still the adapter's, and the framework's wrapping is
+    left in place. In a fresh process, as the order matters."""
+    script = """
+import threading
+from arena import leftovers
+calls, real_start = [], threading.Thread.start
+def traced_start(self):  # what a tracer's wrapper does: note, then call through
+    calls.append(self.name)
+    real_start(self)
+threading.Timer.start = traced_start
+leftovers.attribute()
+before, made = leftovers.snapshot(), []
+def adapter_code():
+    made.append(threading.Timer(0.5, lambda: None))
+    made[-1].start()
+item = threading.Thread(target=adapter_code, name="arena-item-hitl-01")
+item.start()
+item.join()
+assert leftovers.busy(before, started_by=leftovers.ITEM_PREFIX) == made, "the timer is not the adapter's"
+assert calls == [made[0].name], calls
+assert threading.Timer.start is traced_start and threading.Thread.start is real_start, "a wrapping was replaced"
+made[0].cancel()
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
 # -- the scripted model's own failure ---------------------------------------------------------------------------
 
 def _raises_on(item_id: str, policy):
