@@ -85,6 +85,17 @@ class Adapter(ABC):
         the resume, without the decision. Not supported unless overridden."""
         raise HookNotSupported(f"{self.info.name} does not implement continue_run (`recover` with `continue`)")
 
+    async def run_hook(self, hook: str, state: Any, *args: Any, ctx: LegContext) -> Any:
+        """A channel's hook, by the name its registered channel gives it (`add_input`, `continue_run`, or a hook an
+        arena's own channel adds), on the paused run's `state` with the channel's `args`: what a director calls, so
+        that the hook reaches the adapter wherever it runs (a worker's proxy sends it over the wire, and the worker
+        calls this). Returns what the hook returns: a `LegResult` when it runs a leg, else the state to resume.
+        HookNotSupported when no registered channel has such a hook, or the adapter keeps this class's default."""
+        if hook not in channel_hooks() or not type(self).implements(hook):
+            raise HookNotSupported(f"{self.info.name} does not implement {hook} (no channel it declares has it)")
+        method = getattr(self, hook)
+        return await method(state, *args, ctx)
+
     async def aclose(self) -> None:
         """Release what the adapter holds once its item ended (clients, connections): nothing by default."""
 
@@ -108,7 +119,7 @@ class Adapter(ABC):
             if klass is Adapter:
                 return False
             if hook in vars(klass):
-                return True
+                return vars(klass)[hook] is not None  # a member set to None takes the hook away
         return False
 
 
@@ -139,10 +150,24 @@ def as_adapter(cls: object, name: str | None = None, discover: Callable[[], obje
         if missing:
             raise AdapterContractError(f"{what} does not implement ResumableRunner (info, start, resume): it has no "
                                        f"{', '.join(missing)} (subclass arena.for_adapters.Adapter)")
-        adapter = _ADOPTED.get(cls) or _ADOPTED.setdefault(cls, type(cls.__name__, (cls, Adapter), {
-            "__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__}))
+        adapter = adopted(cls)
     check_adapter(adapter, discover)
     return adapter
+
+
+def adopted(cls: type) -> type[Adapter]:
+    """An older-protocol class under this class's defaults, its own members first (made once per class); an
+    `Adapter` subclass as it is. No check: `as_adapter` checks, a worker takes what the harness checked."""
+    if issubclass(cls, Adapter):
+        return cls
+    return _ADOPTED.get(cls) or _ADOPTED.setdefault(cls, type(cls.__name__, (cls, Adapter), {
+        "__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__}))
+
+
+def channel_hooks() -> frozenset[str]:
+    """Every hook a registered channel has an adapter implement (what `run_hook` may call)."""
+    return frozenset({hook for name in channels.names() for hook in (channels.require(name, "run_hook").hooks)}
+                     | set(_HOOKS_OF_WAYS.values()))
 
 
 def unimplemented(cls: type) -> frozenset[str]:

@@ -7,7 +7,8 @@ own registers it from its own package (`register(ChannelSpec(...))` at import), 
 it: which adapter hooks implement it (checked when an adapter loads, arena.adapter.check_adapter), which decision
 kinds and trace events it uses, and which part of the leg context it reads.
 
-The built-in channels are registered here; their meaning is documented on `arena.types.Channel`.
+The built-in channels are registered here; their meaning is documented on `arena.types.Channel`. An arena's own
+are registered and documented in its package (the delegation arena's: arenas/delegation/channel.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class ChannelSpec:
 
 
 _REGISTRY: dict[str, ChannelSpec] = {}
+_EVENTS: frozenset[str] = frozenset()  # the events the registered channels list (read for every trace event)
 _LOCK = threading.Lock()
 
 
@@ -51,11 +53,18 @@ def register(spec: ChannelSpec) -> ChannelSpec:
         if known is not None and known != spec:
             raise ChannelError(f"channel {spec.name!r} is already registered by {known.provider}")
         _REGISTRY[spec.name] = spec
+        global _EVENTS
+        _EVENTS = _EVENTS | set(spec.events)
     return spec
 
 
 def get(name: str) -> ChannelSpec | None:
     return _REGISTRY.get(name)
+
+
+def events() -> frozenset[str]:
+    """Every trace event type a registered channel lists."""
+    return _EVENTS
 
 
 def names() -> list[str]:
@@ -92,12 +101,6 @@ for _spec in (
                 decisions=("approve", "deny")),
     ChannelSpec("input", "new input is added to a paused run without deciding anything",
                 hooks=("add_input",), events=("input",)),
-    ChannelSpec("nested", "a delegate called as a tool pauses the whole run at its gated call",
-                events=("suspended", "resumed"), context=("agents",)),
-    ChannelSpec("handoff", "control passes to a delegate whose gated call pauses the run",
-                events=("suspended", "resumed"), context=("agents",)),
-    ChannelSpec("multi_nested", "one pause holds the gated calls of several delegates called in one turn",
-                events=("suspended", "resumed"), context=("agents",)),
     ChannelSpec("postgres", "the paused state is kept in the framework's own PostgreSQL store",
                 events=("store", "store_seen"), context=("store",)),
     ChannelSpec("redis", "the paused state is kept in the framework's own Redis store",

@@ -27,7 +27,6 @@ from arena.worker.procs import alive as process_alive
 from arena.worker.procs import start_time as process_start_time
 from arena.types import (
     AdapterInfo,
-    AgentSpec,
     Capabilities,
     Channel,
     ChannelName,
@@ -49,7 +48,7 @@ from arena.types import (
 __all__ = [
     "Adapter", "AdapterContractError", "ChannelSpec", "HookNotSupported", "Store", "blocking_client", "kit",
     "process_alive", "process_start_time", "register_channel",
-    "AdapterInfo", "AgentSpec", "Capabilities", "Channel", "ChannelName", "Decision", "DecisionKind", "DecisionSet",
+    "AdapterInfo", "Capabilities", "Channel", "ChannelName", "Decision", "DecisionKind", "DecisionSet",
     "LegContext", "LegResult",
     "ModelConfig", "PauseKind", "PendingRequest", "RecoverWay", "ResumableRunner", "ToolBox", "ToolKind", "ToolSpec",
     "async_client", "bodypause", "parse_args",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.model.script import Policy
 from arena.tools.box import ToolFunction
-from arena.types import AdapterInfo, AgentSpec, Capabilities, ChannelName, EvalItem, ToolKind, ToolSpec
+from arena.types import AdapterInfo, Capabilities, ChannelName, EvalItem, ToolKind, ToolSpec
 
 if TYPE_CHECKING:
     from arena.report.columns import Column
@@ -97,8 +97,6 @@ class ArenaSpec:
     # why an adapter is not measured on an item (None: it is): the item needs a way its framework does not
     # document (crash_recovery's `continue` recovery); such items are left out of its run and named in meta.json
     unmeasured: Callable[[EvalItem, AdapterInfo], str | None] | None = field(default=None, repr=False)
-    # the agents an item's run delegates to (`LegContext.agents`; None: the run is one agent)
-    agents: Callable[[EvalItem], list[AgentSpec]] | None = field(default=None, repr=False)
     # what the arena's own channels add to an item's legs (`LegContext.extra`: JSON data by key; None: nothing), so a
     # channel an arena registers carries its context without a field of the core's
     leg_context: Callable[[EvalItem], dict[str, Any]] | None = field(default=None, repr=False)

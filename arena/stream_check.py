@@ -56,10 +56,12 @@ def _ids(call: str | None) -> str:
 
 
 def _stopped_at(stop: TraceEvent) -> set[str]:
-    """The tools a leg that suspended waits on (the suspension's pending calls); empty where none is named. A
-    delegate called as a tool whose call waits is one too: the run's stream sees its own call of that delegate
-    wait (pydantic-ai, Strands), and the delegate's name is that tool's."""
-    named = {str(p.get(k)) for p in stop.pending or [] for k in ("tool", "agent") if p.get(k)}
+    """The tools a leg that suspended waits on (the suspension's pending calls); empty where none is named. A name
+    a channel adds to a pending call counts too: delegation's `agent`, a delegate called as a tool whose call waits,
+    since the run's stream sees its own call of that delegate wait (pydantic-ai, Strands), the delegate's name being
+    that tool's."""
+    named = {v for p in stop.pending or [] for k, v in p.items() if k not in ("args", "call_id") and v
+             and isinstance(v, str)}
     return named | ({stop.tool} if stop.tool else set())
 
 

@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.types import TraceEvent
+from arena import channels
+from arena.types import CORE_EVENTS, TraceEvent
 
 ACTIVITY = ("tool_call", "model_call")  # what a run does, as opposed to how its legs ended
 
@@ -79,11 +80,14 @@ class TraceRecorder:
         return stop
 
     def record(self, type: str, *, leg: int | None = None, pid: int | None = None, **fields: Any) -> TraceEvent:
+        if type not in CORE_EVENTS and type not in channels.events():
+            raise ValueError(f"unknown trace event type {type!r}: not one of the core's ({', '.join(CORE_EVENTS)}) nor "
+                             "one a registered channel lists (ChannelSpec.events)")
         with self._lock:
             event = TraceEvent(
                 seq=len(self._events),
                 leg=self.leg if leg is None else leg,
-                type=type,  # type: ignore[arg-type]
+                type=type,
                 pid=os.getpid() if pid is None else pid,
                 ts=time.time(),
                 late=True if self.sealed else None,

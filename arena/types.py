@@ -134,22 +134,6 @@ class ToolSpec(BaseModel):
         return f"{self.name}.{step}"
 
 
-class AgentSpec(BaseModel):
-    """An agent the run's own agent delegates to (delegation): what the framework's agent is made of, from which
-    the adapter builds it in its framework's terms. `via` is how the run's agent reaches it: `tool`, called as a
-    tool (its name is the tool's, its one argument `input` the task), or `handoff`, control passes to it with the
-    conversation. `tools` names the harness tools it holds (from `LegContext.tools`); the run's own agent holds the
-    others (`LegContext.own_tools`)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    description: str
-    instructions: str
-    via: Literal["tool", "handoff"] = "tool"
-    tools: tuple[str, ...] = ()
-
-
 StoreKind = Literal["sqlite", "postgres", "redis"]
 
 
@@ -187,13 +171,16 @@ PauseKind = Literal["native", "emulated", "reported", "unsupported"]
 
 
 class PendingRequest(BaseModel):
-    """The approval request a suspended run is waiting on. `agent`: the agent whose call it is, where the run has
-    several (`LegContext.agents`), as the adapter reports it (a claim the delegation checks test)."""
+    """The approval request a suspended run is waiting on. A channel may have the adapter say more about the call
+    (delegation's `agent`: whose call it is, where the run has several agents): extra fields, kept as the adapter
+    gives them, over the worker wire too, and recorded in the trace's pause, where the channel's checks test the
+    claim."""
+
+    model_config = ConfigDict(extra="allow")
 
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     call_id: str | None = None
-    agent: str | None = None
 
 
 class LegResult(BaseModel):
@@ -231,8 +218,12 @@ class LegResult(BaseModel):
         return cls(status="errored", error=error)
 
 
-EventType = Literal["tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed", "crashed",
-                    "streamed", "input", "store", "store_seen", "reclaimed"]
+# the core's event types; a registered channel adds those it lists (`ChannelSpec.events`), so an arena that brings a
+# channel records its own events with no edit here. A type that is neither is refused where an event is recorded
+# (arena.trace.TraceRecorder.record); a trace read back is taken as it was written.
+CORE_EVENTS = ("tool_call", "model_call", "suspended", "resumed", "final", "error", "state", "replayed", "crashed",
+               "streamed", "input", "store", "store_seen", "reclaimed")
+EventType = str
 
 
 class TraceEvent(BaseModel):
@@ -267,7 +258,7 @@ class TraceEvent(BaseModel):
 
     seq: int
     leg: int
-    type: EventType
+    type: EventType  # one of CORE_EVENTS or a registered channel's (checked where it is recorded: TraceRecorder)
     tool: str | None = None
     args: dict[str, Any] | None = None
     result: str | None = None
@@ -311,8 +302,8 @@ class Capabilities(BaseModel):
 
 
 # a registered channel's name (arena/channels.py): the built-ins ("ask", "tool_gate", "body_pause", "multi_call",
-# "recover", "stream", "message", "always", "input", "nested", "handoff", "multi_nested", "postgres", "redis") and any
-# an arena registers; an adapter's declaration is checked against the registry when it loads
+# "recover", "stream", "message", "always", "input", "postgres", "redis") and any an arena registers (the delegation
+# arena's "nested", "handoff", "multi_nested"); an adapter's declaration is checked against the registry when it loads
 ChannelName = str
 RecoverWay = Literal["resume", "continue"]
 
@@ -341,14 +332,6 @@ class Channel(BaseModel):
     - `input`: while the run is paused, new input (a note from another person, a reviewer's comment) is added to
       it without deciding anything, the way the framework documents input to a paused run: the adapter's
       `add_input(state, text, ctx)` returns the state to resume.
-    - `nested`: the run's agent calls another agent as a tool (`LegContext.agents`, `via="tool"`), and a gated call
-      of that inner agent pauses the whole run; the decision resumes the inner agent where it stopped, and its
-      answer is the tool's result the run's agent goes on with (`mechanism`: the framework's agent-as-tool API).
-    - `handoff`: the run's agent hands control to another agent (`via="handoff"`), whose gated call pauses the run
-      the same way (`mechanism`: the framework's handoff API).
-    - `multi_nested`: several delegates called as tools in one turn each reach their own gated call, and one pause
-      holds them all, each answered on its own (a DecisionSet); `unsupported` where the framework cannot hold them
-      (`mechanism` says what it does instead).
     - `postgres`, `redis`: with `LegContext.store` of that kind, the paused state is kept in the framework's own store
       for that server (`mechanism` names it: LangGraph's `AsyncPostgresSaver`, a `RedisSession`, ...), in the item's
       own database or under its key prefix. `unsupported` (or not listed): the framework has no store for that server
@@ -358,6 +341,8 @@ class Channel(BaseModel):
     the items still run and show what happens without it); `mechanism` names the framework's API;
     `carries` is what a decision can carry through it to the model (None: what the `ask` channel carries).
     A channel the adapter does not list is one it does not handle (yet): arenas that need it do not run it.
+    An arena's own channels are documented where it registers them (the delegation arena's `nested`, `handoff` and
+    `multi_nested`: arenas/delegation/channel.py).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -470,8 +455,6 @@ class LegContext(BaseModel):
     # a streamed run: every leg drives the framework's streaming API (the adapter's `stream` channel)
     stream: bool = False
     stream_log: Any = Field(default=None, exclude=True)  # a StreamLog while streaming
-    # the agents the run's agent delegates to (delegation), each holding some of `tools`; empty: one agent
-    agents: list[AgentSpec] = Field(default_factory=list)
     # where the paused state is kept (`--store`): the framework's own local file by default
     store: Store = Field(default_factory=Store)
     # what an arena's own channels add to the leg (`ArenaSpec.leg_context`), by key, as JSON data: a channel registered
@@ -499,15 +482,6 @@ class LegContext(BaseModel):
     def gated_tools(self) -> list[str]:
         """Tools the framework must hold for a human's approval before executing them."""
         return [s.name for s in self.tools.specs if s.requires_approval]
-
-    def own_tools(self, agent: str | None = None) -> list[ToolSpec]:
-        """The tools one agent holds: a delegate's (`agent`, its name) or the run's own agent's (None: every tool no
-        delegate holds)."""
-        if agent is not None:
-            held = next(a.tools for a in self.agents if a.name == agent)
-            return [s for s in self.tools.specs if s.name in held]
-        delegated = {name for a in self.agents for name in a.tools}
-        return [s for s in self.tools.specs if s.name not in delegated]
 
     @property
     def body_pause_tools(self) -> list[ToolSpec]:

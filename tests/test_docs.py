@@ -250,6 +250,17 @@ def test_the_channel_walkthrough_names_what_exists():
     assert LangGraphAdapter.info.kind("input") == "native" and LangGraphAdapter.implements("add_input")
 
 
+def test_the_files_delegation_occupies_are_listed_and_exist():
+    """docs/arenas.md lists what the delegation support occupies, outside the core: each file it names exists, and
+    each adapter package with a delegation module is one of the nine."""
+    listed = (DOCS / "arenas.md").read_text().split("<!-- delegation-files:")[1].split("<!-- /delegation-files -->")[0]
+    paths = re.findall(r"`((?:arenas|tests)/[\w/]+\.py)`", listed)
+    assert len(paths) >= 5 and not any(p.startswith("arena/") for p in paths)
+    for path in paths:
+        assert (DOCS.parent / path).is_file(), path
+    assert len(list(ADAPTERS.glob("*/delegation.py"))) == 9
+
+
 def test_the_contract_table_lists_every_member_of_the_base_class_and_the_load_error_is_real(examples):
     from arena.adapter import Adapter, AdapterContractError, as_adapter
     from arena.for_adapters import Channel

@@ -114,7 +114,7 @@ answered. The agent is the same as in a plain run (the checkpoint is what `recov
 No body pause: agno's pauses are flags checked before a tool runs (no primitive pauses inside a body), so
 `body_pause` is not listed and flight_booking's purchase_hold arrives as an ordinary gated tool.
 
-Delegation (`nested`, `handoff`; only when `ctx.agents` is non-empty). agno's way for an agent to delegate is a
+Delegation (`nested`, `handoff`; only when `agents_of(ctx)` is non-empty). agno's way for an agent to delegate is a
 `Team` (`Agent(tools=[...])` refuses an agent's `as_tool()` marker: "To let this agent delegate to another agent,
 use a Team"; `as_tool()` only publishes a component on AgentOS's MCP server). The desk is `agno.team.Team(members=[...],
 instructions=<desk's>, db=SqliteDb)`, each delegate a member `Agent(id=name, name=name, role=description,

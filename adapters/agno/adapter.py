@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 from arena.for_adapters import Adapter, Decision, DecisionKind, DecisionSet, LegContext, LegResult, kit
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import import_agno, model_for
 from .decision import continue_args
@@ -67,7 +68,7 @@ class AgnoAdapter(Adapter):
         if self._agent is not None:
             return self._agent
         import_agno()
-        if ctx.agents:  # delegation: agno's multi-agent construct, a Team of member agents
+        if agents_of(ctx):  # delegation: agno's multi-agent construct, a Team of member agents
             routed = routed_team(ctx)
             self._model = model_for(ctx)
             self._db = db_for(ctx)

@@ -1,10 +1,11 @@
-"""Delegation (`nested`, `handoff`; `ctx.agents`): the desk as an agno `Team` whose members are the delegates."""
+"""Delegation (`nested`, `handoff`; `agents_of(ctx)`): the desk as an agno `Team` whose members are the delegates."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from arena.for_adapters import LegContext
+from arena_builtins.arenas.delegation.channel import AgentSpec, agents_of, own_tools
 
 from .tools import MAX_TOOL_CALLS, function_for
 
@@ -12,7 +13,7 @@ from .tools import MAX_TOOL_CALLS, function_for
 def routed_team(ctx: LegContext) -> bool:
     """Whether the delegates are handed the conversation (`via: handoff`, agno's route mode) rather than reached as
     tools (coordinate mode); agno's Team has one mode, so delegates reached both ways are refused."""
-    vias = {a.via for a in ctx.agents}
+    vias = {a.via for a in agents_of(ctx)}
     if len(vias) > 1:
         raise ValueError("an agno Team has one mode: its members are all delegated to (coordinate) or all routed "
                          "to (route), not both")
@@ -39,13 +40,13 @@ def build_team(ctx: LegContext, model: Any, db: Any, routed: bool) -> Any:
             role=a.description,
             model=model,
             instructions=a.instructions,
-            tools=[function_for(spec, ctx) for spec in ctx.own_tools(a.name)],
+            tools=[function_for(spec, ctx) for spec in own_tools(ctx, a.name)],
             db=db,
             telemetry=False,
             retries=0,
             tool_call_limit=MAX_TOOL_CALLS,
         )
-        for a in ctx.agents
+        for a in agents_of(ctx)
     ]
     return Team(
         # a fixed id (agno derives none from a missing name but a random one): the Team a new process builds
@@ -58,7 +59,7 @@ def build_team(ctx: LegContext, model: Any, db: Any, routed: bool) -> Any:
         # route: the user's message goes to the member verbatim (agno's "Router" pattern)
         determine_input_for_members=not routed,
         instructions=ctx.instructions,
-        tools=[function_for(spec, ctx) for spec in ctx.own_tools(None)],
+        tools=[function_for(spec, ctx) for spec in own_tools(ctx, None)],
         db=db,
         telemetry=False,
         retries=0,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
+from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
 
 INFO = AdapterInfo(
     name="agno",
@@ -94,7 +95,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="nested",
+            name=NESTED,
             kind="native",
             mechanism=(
                 "agno.team.Team(mode=TeamMode.coordinate, members=[Agent(id=<name>, tools=[...]), ...], db=SqliteDb): "
@@ -106,7 +107,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="handoff",
+            name=HANDOFF,
             kind="native",
             mechanism=(
                 "agno.team.Team(mode=TeamMode.route, determine_input_for_members=False, members=[...]): agno's "

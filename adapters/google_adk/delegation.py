@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from arena.for_adapters import AgentSpec, LegContext, ToolSpec
+from arena.for_adapters import LegContext, ToolSpec
+from arena_builtins.arenas.delegation.channel import AgentSpec, agents_of, own_tools
 
 from .client import AGENT_NAME, adk
 
@@ -18,15 +19,15 @@ def desk_agent(ctx: LegContext, model: Any, tools_of: Callable[[list[ToolSpec]],
     called as a tool in `AgentTool(agent=...)` instead of a single_turn sub-agent."""
     adk_ = adk()
     instructions = ctx.instructions
-    delegates = [_delegate_agent(spec, model, tools_of(ctx.own_tools(spec.name)), agent_tool)
-                 for spec in ctx.agents]
-    wrapped = [d for d, spec in zip(delegates, ctx.agents) if agent_tool and spec.via == "tool"]
+    delegates = [_delegate_agent(spec, model, tools_of(own_tools(ctx, spec.name)), agent_tool)
+                 for spec in agents_of(ctx)]
+    wrapped = [d for d, spec in zip(delegates, agents_of(ctx)) if agent_tool and spec.via == "tool"]
     return adk_["LlmAgent"](
         name=AGENT_NAME,
         model=model,
         # A provider, so ADK inserts the text verbatim (no {placeholder} state templating).
         instruction=lambda _readonly_ctx: instructions,
-        tools=tools_of(ctx.own_tools(None) if ctx.agents else ctx.tools.specs) + [
+        tools=tools_of(own_tools(ctx, None) if agents_of(ctx) else ctx.tools.specs) + [
             adk_["AgentTool"](agent=d) for d in wrapped],
         **({"sub_agents": [d for d in delegates if all(d is not w for w in wrapped)]} if delegates else {}),
     )

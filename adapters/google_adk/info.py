@@ -7,6 +7,7 @@ google_adk_confirm's a FunctionTool(require_confirmation=True).
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
+from arena_builtins.arenas.delegation.channel import HANDOFF, MULTI_NESTED, NESTED
 
 REJECTED_RESULT = {"error": "This tool call is rejected."}  # what FunctionTool.run_async returns on reject
 
@@ -88,9 +89,9 @@ GATE_CHANNELS = (
     Channel(name="message", kind="native", mechanism=MESSAGE_MECHANISM),
     Channel(name="always", kind="unsupported", mechanism=ALWAYS_MECHANISM),
     Channel(name="input", kind="emulated", mechanism=INPUT_MECHANISM),
-    Channel(name="nested", kind="native", mechanism=NESTED_MECHANISM),
-    Channel(name="handoff", kind="native", mechanism=HANDOFF_MECHANISM),
-    Channel(name="multi_nested", kind="unsupported", mechanism=(
+    Channel(name=NESTED, kind="native", mechanism=NESTED_MECHANISM),
+    Channel(name=HANDOFF, kind="native", mechanism=HANDOFF_MECHANISM),
+    Channel(name=MULTI_NESTED, kind="unsupported", mechanism=(
         "ADK runs the delegates of one turn at once; the first to ask for a confirmation ends the desk's step and "
         "ADK cancels the others, before or after their own ask (a race): if both asked, only one branch goes on at "
         "the resume and the other's confirmed call never runs; if not, the pause holds one delegate's call and ADK "

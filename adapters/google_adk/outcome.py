@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import LegContext, LegResult, PendingRequest, kit
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import AGENT_NAME
 from .store import where
@@ -23,7 +24,7 @@ CONFIRMATION_CALL = "adk_request_confirmation"  # google.adk.utils._function_cal
 def outcome(adapter: ADKBase, ctx: LegContext, state: dict[str, Any], events: list[Any]) -> LegResult:
     """How the leg's run stopped: suspended on the unanswered pause call(s), finished with its final text, or
     errored."""
-    authors = {AGENT_NAME, *(a.name for a in ctx.agents)}  # the run's agents (the desk and its delegates)
+    authors = {AGENT_NAME, *(a.name for a in agents_of(ctx))}  # the run's agents (the desk and its delegates)
     answered = {fr.id for e in events for fr in e.get_function_responses() if fr.id}
     pause: tuple[int, Any, Any, PendingRequest] | None = None
     for index, event in enumerate(events):
@@ -32,10 +33,10 @@ def outcome(adapter: ADKBase, ctx: LegContext, state: dict[str, Any], events: li
                 pause = (index, event, call, pending)
     # the events that hold the pause: the pause call's own; with delegates, every event of the leg (each
     # delegate of the desk's turn asks on an event of its own, authored by it)
-    holding = ([e for e in events] if ctx.agents else [pause[1]]) if pause else []
+    holding = ([e for e in events] if agents_of(ctx) else [pause[1]]) if pause else []
     held = [(call, pending) for e in holding for call, pending in _pause_calls(adapter, ctx, e)
             if call.id not in answered and call.name == CONFIRMATION_CALL and pending.tool in ctx.gated_tools]
-    if ctx.agents:  # whose call it is: the author of the event that asks (ADK names the agent that ran the tool)
+    if agents_of(ctx):  # whose call it is: the author of the event that asks (ADK names the agent that ran the tool)
         asking = {call.id: e.author for e in holding for call, _ in _pause_calls(adapter, ctx, e)}
         held = [(call, pending.model_copy(update={"agent": asking[call.id]})) for call, pending in held]
         if pause is not None:
@@ -94,7 +95,7 @@ def _went_on(ctx: LegContext, events: list[Any], index: int) -> bool:
     whatever the event flags say. With delegates, only the asking delegate's own and the desk's output count: a
     sibling delegate of the same desk turn still runs its own branch to its own gate (ADK runs them at once)."""
     asking = events[index].author
-    own = {AGENT_NAME, asking} if ctx.agents else {AGENT_NAME}
+    own = {AGENT_NAME, asking} if agents_of(ctx) else {AGENT_NAME}
     return any(e.author in own and (_text(e) or e.get_function_calls()) for e in events[index + 1 :])
 
 

@@ -41,7 +41,7 @@ LangGraph appends to the thread's messages as it resumes: after the held AIMessa
 There is no "approve always": the middleware's decisions are each for one call, so the `always` channel is
 declared unsupported.
 
-Delegation (`ctx.agents`; the delegation arena only): every agent is a `create_agent` graph named after it
+Delegation (`agents_of(ctx)`; the delegation arena only): every agent is a `create_agent` graph named after it
 (create_agent puts that `name` on the AIMessages it makes), holding its own tools, its gated tools behind its own
 HumanInTheLoopMiddleware (the adapter's mode), and no checkpointer of its own. A delegate `via: tool` (`nested`) is
 langchain's "subagents" pattern: a tool of the desk named after the agent whose body runs

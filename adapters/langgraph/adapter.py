@@ -14,6 +14,7 @@ from arena.for_adapters import (
     LegResult,
     async_client,
 )
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import build_agent
 from .decision import resume_command
@@ -125,9 +126,9 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
             else:
                 output = await agent.ainvoke(graph_input, config, version="v2", durability=DURABILITY)
         values, interrupts = values_and_interrupts(output)
-        held = await held_in(saver, state["thread_id"], interrupts) if ctx.agents and interrupts else {}
+        held = await held_in(saver, state["thread_id"], interrupts) if agents_of(ctx) and interrupts else {}
     messages = values["messages"]
-    if interrupts and ctx.agents:
+    if interrupts and agents_of(ctx):
         pending, pause = delegated(interrupts, held, ctx)
         paused = handle(state, pause)
         return LegResult.suspended(pending if len(pending) > 1 else pending[0], paused)

@@ -7,6 +7,7 @@ from typing import Any
 
 from arena.for_adapters import LegContext
 from arena.for_adapters import blocking_client
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .delegation import build_team
 from .tools import build_tools, gate
@@ -16,7 +17,7 @@ def build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: s
     from langchain.agents import create_agent
 
     model = chat_model(ctx, http)
-    if ctx.agents:
+    if agents_of(ctx):
         return build_team(ctx, model, checkpointer, interrupt_mode)
     tools = build_tools(ctx)
     middleware = gate(ctx.gated_tools, interrupt_mode)

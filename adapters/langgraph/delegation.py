@@ -1,4 +1,4 @@
-"""Delegation (`ctx.agents`): every agent a `create_agent` graph named after it; a delegate `via: tool` runs inside a
+"""Delegation (`agents_of`): every agent a `create_agent` graph named after it; a delegate `via: tool` runs inside a
 tool of the desk (nested), a delegate `via: handoff` is a node of a parent `StateGraph(MessagesState)` reached by the
 desk's `transfer_to_<agent>` tool. A delegate's interrupt stops the whole top graph: where each interrupt was raised
 (its checkpoint namespace, that graph's messages) is read from the checkpointer, and names the agent of a held call."""
@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.for_adapters import AgentSpec, LegContext, PendingRequest, ToolKind
+from arena.for_adapters import LegContext, PendingRequest, ToolKind
+from arena_builtins.arenas.delegation.channel import AgentSpec, agents_of, own_tools
 
 from .outcome import is_call_request, is_gate_request, last_calls, text_of
 from .tools import approval_tool, gate, harness_tool
@@ -30,19 +31,19 @@ def build_team(ctx: LegContext, model: Any, checkpointer: Any, interrupt_mode: s
 
     delegates = {
         a.name: create_agent(
-            model, [harness_tool(s, ctx) for s in ctx.own_tools(a.name)], system_prompt=a.instructions,
-            middleware=gate([s.name for s in ctx.own_tools(a.name) if s.requires_approval], interrupt_mode),
+            model, [harness_tool(s, ctx) for s in own_tools(ctx, a.name)], system_prompt=a.instructions,
+            middleware=gate([s.name for s in own_tools(ctx, a.name) if s.requires_approval], interrupt_mode),
             name=a.name,
         )
-        for a in ctx.agents
+        for a in agents_of(ctx)
     }
-    own = ctx.own_tools(None)
+    own = own_tools(ctx, None)
     tools = [
         *(approval_tool(s) if s.kind is ToolKind.approval else harness_tool(s, ctx) for s in own),
-        *(_agent_tool(a, delegates[a.name]) if a.via == "tool" else _handoff_tool(a) for a in ctx.agents),
+        *(_agent_tool(a, delegates[a.name]) if a.via == "tool" else _handoff_tool(a) for a in agents_of(ctx)),
     ]
     gated = [s.name for s in own if s.requires_approval]
-    handoffs = [a for a in ctx.agents if a.via == "handoff"]
+    handoffs = [a for a in agents_of(ctx) if a.via == "handoff"]
     if not handoffs:  # the desk is the top graph; its delegates run inside its tools
         return create_agent(model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer,
                             middleware=gate(gated, interrupt_mode), name=DESK)
@@ -123,7 +124,7 @@ def delegated(interrupts: Any, held: dict[str, tuple[str, list[Any]]],
     (a handoff's subgraph node); else (a delegate run inside the desk's tool, whose namespace names the desk's
     `tools` node) the `name` create_agent put on the AIMessage that made the call, in that namespace's messages.
     The call id: a per-call interrupt names it; a batched one's action requests are matched to that AIMessage."""
-    names = {a.name for a in ctx.agents}
+    names = {a.name for a in agents_of(ctx)}
     pending: list[PendingRequest] = []
     pause: dict[str, Any] = {"mode": "delegated", "interrupts": {}}
     for i in interrupts:

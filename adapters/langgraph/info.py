@@ -4,6 +4,7 @@ mode's own mechanisms for the gate (`PER_CALL_INFO`)."""
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
+from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
 
 INFO = AdapterInfo(
     name="langgraph",
@@ -113,7 +114,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="nested",
+            name=NESTED,
             kind="native",
             mechanism=(
                 "each delegate a langchain.agents.create_agent graph (name=<agent>, its own tools, its gated tools "
@@ -150,7 +151,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="handoff",
+            name=HANDOFF,
             kind="native",
             mechanism=(
                 "StateGraph(MessagesState) with the desk's create_agent graph and each delegate's as nodes; the "

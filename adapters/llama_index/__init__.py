@@ -85,7 +85,7 @@ context again with the same decision: the replayed step makes its harness call a
 model's, which the harness's airline de-duplicates). Nothing in the snapshot records that it was resumed: the same
 state resumed twice (resume_safety) books twice, and an older snapshot resumes after the run has moved on.
 
-Delegation (`ctx.agents`, the delegation arena): the run is an `AgentWorkflow` whose root agent (`arena`, the
+Delegation (`agents_of(ctx)`, the delegation arena): the run is an `AgentWorkflow` whose root agent (`arena`, the
 desk's instructions and its own tools) is a FunctionAgent, following llama-index's multi-agent docs
 (understanding/agent/multi_agent). `handoff` (native): each `via: handoff` delegate is another FunctionAgent of the
 same workflow (its instructions, the tools it holds, `can_handoff_to=[]`), and the root has `can_handoff_to=[...]`:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import Adapter, Decision, DecisionSet, LegContext, LegResult, PendingRequest
+from arena_builtins.arenas.delegation.channel import agents_of
 from arena_builtins.adapters.litellm_models import DEFERRED_MODELS
 
 from .client import AGENT_NAME, build_llm, import_framework
@@ -77,7 +78,7 @@ class LlamaIndexAdapter(Adapter):
         tool = tool_factory(ctx, li)
         llm = build_llm(ctx, li)
         self._llm = llm
-        if ctx.agents:
+        if agents_of(ctx):
             self._agent = build_delegation(ctx, li, tool, llm)
             return self._agent
         self._agent = li["ArenaAgent"](name=AGENT_NAME, tools=[tool(s) for s in ctx.tools.specs], llm=llm,

@@ -4,6 +4,7 @@ tests, never trusts)."""
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
+from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
 
 INFO = AdapterInfo(
     name="llama_index",
@@ -97,7 +98,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="nested",
+            name=NESTED,
             kind="unsupported",
             mechanism=(
                 "llama-index's agent-as-tool is its Orchestrator pattern (docs: understanding/agent/multi_agent): "
@@ -112,7 +113,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="handoff",
+            name=HANDOFF,
             kind="native",
             mechanism=(
                 "AgentWorkflow(agents=[root, *delegates], root_agent=root) with the root's "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import LegContext, LegResult, PendingRequest, kit
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import import_framework
 from .store import snapshot
@@ -52,7 +53,7 @@ async def drive(handler: Any, ctx: LegContext, held: list[PendingRequest],
             if call_id not in asked:
                 # delegation: the agent whose tool waits is the AgentWorkflow's current agent (its own record,
                 # `current_agent_name` in the run's store: the agent handed the conversation)
-                agent = await handler.ctx.store.get("current_agent_name", default=None) if ctx.agents else None
+                agent = await handler.ctx.store.get("current_agent_name", default=None) if agents_of(ctx) else None
                 asked[call_id] = PendingRequest(tool=event.get("tool"), args=dict(event.get("args") or {}),
                                                 call_id=call_id, agent=agent)
         elif isinstance(event, li["WorkflowIdleEvent"]) or (

@@ -65,7 +65,7 @@ run's next model call, after the held call's result. Without per-service-call hi
 plain Agent) the drained note reaches that one model call only: later calls of the run and the session's history do
 not carry it.
 
-Delegation (`ctx.agents`, the delegation arena; other arenas never take this path). Each delegate is its own
+Delegation (`agents_of(ctx)`, the delegation arena; other arenas never take this path). Each delegate is its own
 `Agent` (its name, instructions and the harness tools it holds, gated ones `always_require` as above), and the desk
 (the run's agent, `ctx.instructions`, no tool of its own) gets it as a tool with the framework's agent-as-tool API,
 `delegate.as_tool(name=<agent name>, description=...)` (agent_framework/_agents.py `BaseAgent.as_tool`; its one

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import Adapter, Decision, DecisionKind, DecisionSet, LegContext, LegResult, kit
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import build_agent, chat_client, framework
 from .decision import answers, holds_rule
@@ -44,7 +45,7 @@ class MicrosoftAFAdapter(Adapter):
         af = framework()
         if self._client is None:
             self._client = chat_client(ctx)
-        if ctx.agents:  # delegation: the desk, with each delegate as a tool
+        if agents_of(ctx):  # delegation: the desk, with each delegate as a tool
             return desk(af, ctx, self._client, self._grant)
         return build_agent(af, ctx, self._client, self._grant, standing)
 

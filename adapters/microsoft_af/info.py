@@ -4,6 +4,7 @@ each carries."""
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
+from arena_builtins.arenas.delegation.channel import NESTED
 
 REJECTED_RESULT = "Error: Tool call invocation was rejected by user."  # agent_framework/_tools.py, fixed text
 
@@ -92,7 +93,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="nested",
+            name=NESTED,
             kind="native",
             mechanism=(
                 "Agent.as_tool(name=<agent>, description=...) of a delegate Agent whose gated tools are "

@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from arena.for_adapters import Adapter, Decision, DecisionKind, DecisionSet, LegContext, LegResult
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import AGENT_NAME, MAX_TURNS, chat_model, run_config
 from .decision import apply_decision
@@ -57,7 +58,7 @@ class OpenAIAgentsAdapter(Adapter):
         model = chat_model(self, ctx)
         self._pause_names = pause_names(ctx)
         self._gated = set(ctx.gated_tools)
-        if not ctx.agents:
+        if not agents_of(ctx):
             from agents import Agent
 
             self._agent = Agent(name=AGENT_NAME, instructions=ctx.instructions, model=model,

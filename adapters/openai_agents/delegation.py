@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import LegContext
+from arena_builtins.arenas.delegation.channel import agents_of, own_tools
 
 from .client import AGENT_NAME
 from .stream import nested_stream
@@ -24,11 +25,11 @@ def delegating_agent(adapter: OpenAIAgentsAdapter, ctx: LegContext, model: Any) 
     # The run's agent reaches a `via: tool` delegate through Agent.as_tool (named after it: its one argument is
     # the SDK's `input`), a `via: handoff` one through handoff() (the SDK's default tool name,
     # `transfer_to_<name>`). In a streamed leg, as_tool(on_stream=...) streams the delegate's own run.
-    tools = function_tools(adapter, ctx.own_tools(None), ctx)
+    tools = function_tools(adapter, own_tools(ctx, None), ctx)
     handoffs = []
-    for spec in ctx.agents:
+    for spec in agents_of(ctx):
         delegate = Agent(name=spec.name, instructions=spec.instructions, model=model,
-                         tools=function_tools(adapter, ctx.own_tools(spec.name), ctx))
+                         tools=function_tools(adapter, own_tools(ctx, spec.name), ctx))
         if spec.via == "tool":
             tools.append(delegate.as_tool(tool_name=spec.name, tool_description=spec.description,
                                           on_stream=nested_stream(adapter) if ctx.stream else None))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
+from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
 
 INFO = AdapterInfo(
     name="openai_agents",
@@ -88,7 +89,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="nested",
+            name=NESTED,
             kind="native",
             mechanism=(
                 "Agent.as_tool(tool_name=<agent>, tool_description=...) on the run's agent; the delegate's "
@@ -99,7 +100,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="handoff",
+            name=HANDOFF,
             kind="native",
             mechanism=(
                 "Agent(handoffs=[handoff(delegate)]) (tool transfer_to_<agent>); the delegate's "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import LegContext, LegResult, PendingRequest, parse_args
+from arena_builtins.arenas.delegation.channel import agents_of
 
 if TYPE_CHECKING:
     from .adapter import OpenAIAgentsAdapter
@@ -31,5 +32,5 @@ def approval_item(adapter: OpenAIAgentsAdapter, interruptions: list[Any]) -> Any
 def pending(item: Any, ctx: LegContext) -> PendingRequest:
     """A ToolApprovalItem as the pause's request; where the run has delegates, the agent is the SDK's own
     `ToolApprovalItem.agent` (the agent whose tool call it holds, a delegate's in a nested run or after a handoff)."""
-    agent = getattr(getattr(item, "agent", None), "name", None) if ctx.agents else None
+    agent = getattr(getattr(item, "agent", None), "name", None) if agents_of(ctx) else None
     return PendingRequest(tool=item.name or "", args=parse_args(item.arguments), call_id=item.call_id, agent=agent)

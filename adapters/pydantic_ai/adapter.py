@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import Adapter, Decision, DecisionSet, LegContext, LegResult, ToolSpec
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from . import client
 from .decision import deferred_results, nested_results
@@ -84,7 +85,7 @@ class PydanticAIAdapter(Adapter):
 
         self._provider = client.provider_for(ctx)
         model = client.chat_model(ctx, self._provider)
-        if ctx.agents:  # delegation: the desk and its delegates (only when the arena gives agents)
+        if agents_of(ctx):  # delegation: the desk and its delegates (only when the arena gives agents)
             agent = build_delegation(self, ctx, model, tool)
         else:
             agent = Agent(

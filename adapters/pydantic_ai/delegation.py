@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import LegContext
+from arena_builtins.arenas.delegation.channel import agents_of, own_tools
 
 from .decision import delegate_results
 from .outcome import HandedOver, deferred_kind
@@ -34,10 +35,10 @@ def build_delegation(adapter: Any, ctx: LegContext, model: Any, harness_tool: An
     from pydantic_ai.messages import ModelMessagesTypeAdapter
 
     delegates: dict[str, Any] = {}
-    for spec in ctx.agents:
+    for spec in agents_of(ctx):
         inner = Agent(model, name=spec.name, instructions=spec.instructions,
                       output_type=[str, DeferredToolRequests],
-                      tools=[harness_tool(s) for s in ctx.own_tools(spec.name)])
+                      tools=[harness_tool(s) for s in own_tools(ctx, spec.name)])
         inner.instrument = False
         delegates[spec.name] = inner
     adapter._delegates = delegates
@@ -86,8 +87,8 @@ def build_delegation(adapter: Any, ctx: LegContext, model: Any, harness_tool: An
         model,
         instructions=ctx.instructions,
         output_type=[str, DeferredToolRequests,
-                     *(handoff(a.name, a.description) for a in ctx.agents if a.via == "handoff")],
-        tools=[*(harness_tool(s) for s in ctx.own_tools(None)),
-               *(as_tool(a.name, a.description) for a in ctx.agents if a.via == "tool")],
+                     *(handoff(a.name, a.description) for a in agents_of(ctx) if a.via == "handoff")],
+        tools=[*(harness_tool(s) for s in own_tools(ctx, None)),
+               *(as_tool(a.name, a.description) for a in agents_of(ctx) if a.via == "tool")],
         **adapter._agent_options(ctx),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
+from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
 
 INFO = AdapterInfo(
     name="pydantic_ai",
@@ -105,7 +106,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="nested",
+            name=NESTED,
             kind="emulated",
             mechanism=(
                 "pydantic-ai's 'agent delegation' (docs/multi-agent-applications.md): a Tool of the desk named after "
@@ -126,7 +127,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="handoff",
+            name=HANDOFF,
             kind="emulated",
             mechanism=(
                 "the model-called handoff pydantic-ai documents, an output function (docs/output.md 'Output "

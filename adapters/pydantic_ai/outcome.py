@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import LegContext, LegResult, PendingRequest, ToolKind, kit
+from arena_builtins.arenas.delegation.channel import agents_of
 
 
 class HandedOver:
@@ -30,7 +31,7 @@ def outcome(result: Any, ctx: LegContext, agent: str | None = None) -> LegResult
         return outcome(output.result, ctx, output.agent)
     if not isinstance(output, DeferredToolRequests):
         return LegResult.finished(output if isinstance(output, str) else str(output))
-    if ctx.agents and agent is None:
+    if agents_of(ctx) and agent is None:
         nested = nested_outcome(result, output, ctx)
         if nested is not None:
             return nested
@@ -49,7 +50,7 @@ def nested_outcome(result: Any, output: Any, ctx: LegContext) -> LegResult | Non
     (`ApprovalRequired` metadata): one pause holding every delegate's held call. Each pending call's agent is the
     delegate whose tool call pydantic-ai holds (`DeferredToolRequests.approvals[i].tool_name`, the delegate's
     name). None when the desk's run ended on something else."""
-    delegated = {a.name for a in ctx.agents if a.via == "tool"}
+    delegated = {a.name for a in agents_of(ctx) if a.via == "tool"}
     calls = [c for c in output.approvals if c.tool_name in delegated]
     if not calls:
         return None

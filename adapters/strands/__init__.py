@@ -92,7 +92,7 @@ session store holds (strands keeps the latest state only: once the resumed leg g
 refuses the interrupt responses, "agent is not in interrupt state"); `continue` invokes the restored agent with
 no prompt (`continue_run`). Tools get strands' `toolUseId` as their call id.
 
-Delegation (`ctx.agents`, the delegation arena; nothing of it runs elsewhere). Each delegate is a strands Agent of
+Delegation (`agents_of(ctx)`, the delegation arena; nothing of it runs elsewhere). Each delegate is a strands Agent of
 its own (its instructions, the tools it holds, the same gate hook, no session manager), named after its AgentSpec.
 - `nested` (via tool): strands' agents as tools, `delegate.as_tool(name=, description=)` in the desk's `tools`
   (`strands.agent._agent_as_tool._AgentAsTool`, preserve_context=False: the delegate starts from its initial state on

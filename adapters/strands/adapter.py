@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from arena.for_adapters import Adapter, Decision, DecisionKind, DecisionSet, LegContext, LegResult
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import import_strands, openai_client, openai_model
 from .decision import responses
@@ -56,7 +57,7 @@ class StrandsAdapter(Adapter):
 
     def _runner(self, ctx: LegContext, session_id: str, storage_dir: str) -> Any:
         """What a leg invokes: the Swarm when the desk hands off, else the (desk) agent."""
-        if any(a.via == "handoff" for a in ctx.agents):
+        if any(a.via == "handoff" for a in agents_of(ctx)):
             return swarm(ctx, session_id, storage_dir, self._model, AGENT_ID)
         return self._agent(ctx, session_id, storage_dir)
 

@@ -1,4 +1,4 @@
-"""Delegation (`ctx.agents`, the delegation arena): each delegate a strands Agent of its own, given to the desk as
+"""Delegation (`agents_of(ctx)`, the delegation arena): each delegate a strands Agent of its own, given to the desk as
 `delegate.as_tool(...)` (`nested`), or a `strands.multiagent.Swarm` of the desk and the delegates it hands off to
 (`handoff`)."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from arena.for_adapters import AgentSpec, LegContext
+from arena.for_adapters import LegContext
+from arena_builtins.arenas.delegation.channel import AgentSpec, agents_of, own_tools
 
 from .client import import_strands
 from .tools import gate, tool
@@ -18,9 +19,9 @@ DESK = "travel_desk"  # the desk's node name in a handoff Swarm
 def desk_tools(strands: Any, ctx: LegContext, model: Callable[[LegContext], Any]) -> list[Any]:
     """The desk's tools when delegates are called as tools: its own, then each delegate (via tool) as
     `Agent.as_tool(name=, description=)`."""
-    tools = [tool(strands, spec, ctx) for spec in ctx.own_tools(None)]
+    tools = [tool(strands, spec, ctx) for spec in own_tools(ctx, None)]
     tools += [delegate(ctx, a, model).as_tool(name=a.name, description=a.description)
-              for a in ctx.agents if a.via == "tool"]
+              for a in agents_of(ctx) if a.via == "tool"]
     return tools
 
 
@@ -32,7 +33,7 @@ def delegate(ctx: LegContext, spec: AgentSpec, model: Callable[[LegContext], Any
     strands = import_strands()
     return strands.Agent(
         model=model(ctx),
-        tools=[tool(strands, s, ctx) for s in ctx.own_tools(spec.name)],
+        tools=[tool(strands, s, ctx) for s in own_tools(ctx, spec.name)],
         system_prompt=spec.instructions,
         hooks=[gate(ctx)],
         name=name or spec.name,
@@ -51,10 +52,10 @@ def swarm(ctx: LegContext, session_id: str, storage_dir: str, model: Callable[[L
     from strands.multiagent.swarm import Swarm
     from strands.session.file_session_manager import FileSessionManager
 
-    desk = strands.Agent(model=model(ctx), tools=[tool(strands, s, ctx) for s in ctx.own_tools(None)],
+    desk = strands.Agent(model=model(ctx), tools=[tool(strands, s, ctx) for s in own_tools(ctx, None)],
                          system_prompt=ctx.instructions, hooks=[gate(ctx)], name=DESK,
                          description="The travel desk", callback_handler=None)
-    nodes = [desk, *(delegate(ctx, a, model) for a in ctx.agents if a.via == "handoff")]
+    nodes = [desk, *(delegate(ctx, a, model) for a in agents_of(ctx) if a.via == "handoff")]
     os.makedirs(storage_dir, exist_ok=True)
     return Swarm(nodes, entry_point=desk, id=agent_id,
                  session_manager=FileSessionManager(session_id=session_id, storage_dir=storage_dir))

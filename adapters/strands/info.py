@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
+from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
 
 INFO = AdapterInfo(
     name="strands",
@@ -95,7 +96,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="nested",
+            name=NESTED,
             kind="native",
             mechanism=(
                 "agents as tools: each delegate is a strands Agent (its own BeforeToolCallEvent gate hook) given "
@@ -108,7 +109,7 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
-            name="handoff",
+            name=HANDOFF,
             kind="native",
             mechanism=(
                 "strands.multiagent.Swarm(nodes=[desk, *delegates], entry_point=desk, session_manager="

@@ -8,6 +8,7 @@ import os
 from typing import Any, Callable
 
 from arena.for_adapters import LegContext
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import import_strands
 from .delegation import desk_tools
@@ -29,13 +30,13 @@ def session_agent(ctx: LegContext, session_id: str, storage_dir: str, model: Cal
                   manager: Any = None) -> Any:
     """A new strands Agent on the item's session: a resume restores messages, agent state and interrupt state
     from it (`manager`: the session manager to use, a new FileSessionManager on the session if None). With
-    delegates called as tools (`ctx.agents`, via tool), the agent is the desk, holding each delegate as
+    delegates called as tools (`agents_of(ctx)`, via tool), the agent is the desk, holding each delegate as
     `Agent.as_tool(...)`. `model`: the model each Agent is given."""
     strands = import_strands()
     from strands.session.file_session_manager import FileSessionManager
     from strands.vended_plugins.context_injector import ContextInjector
 
-    if ctx.agents:
+    if agents_of(ctx):
         tools = desk_tools(strands, ctx, model)
     else:
         tools = [tool(strands, spec, ctx) for spec in ctx.tools.specs]

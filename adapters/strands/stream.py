@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import LegContext
+from arena_builtins.arenas.delegation.channel import agents_of
 
 
 async def invoke(agent: Any, ctx: LegContext, *prompt: Any) -> Any:
@@ -15,7 +16,7 @@ async def invoke(agent: Any, ctx: LegContext, *prompt: Any) -> Any:
         return await agent.invoke_async(*prompt)
     # a call made in an earlier leg: a resumed stream replays its toolUse without a 'message' event
     names = tool_names(agent.messages) if hasattr(agent, "messages") else {}
-    if ctx.agents:  # a delegate's held call: in the interrupted turn its caller keeps (the desk's, the Swarm's)
+    if agents_of(ctx):  # a delegate's held call: in the interrupted turn its caller keeps (the desk's, the Swarm's)
         names.update(held_names(agent._interrupt_state.to_dict()))
     event: dict[str, Any] = {}
     async for event in agent.stream_async(*prompt):

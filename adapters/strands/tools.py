@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import DecisionKind, LegContext, ToolKind, ToolSpec, bodypause
+from arena_builtins.arenas.delegation.channel import agents_of
 
 from .decision import decision_of
 
@@ -58,12 +59,12 @@ def tool(strands: Any, spec: ToolSpec, ctx: LegContext) -> Any:
 
 def gate(ctx: LegContext) -> Any:
     """strands' documented approval hook (a HookProvider on BeforeToolCallEvent): interrupt before a gated tool
-    runs. With delegates (`ctx.agents`), the interrupt's reason also names the agent whose call it holds,
+    runs. With delegates (`agents_of(ctx)`), the interrupt's reason also names the agent whose call it holds,
     `event.agent.name` (the strands Agent the hook event belongs to)."""
     from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
 
     gated = set(ctx.gated_tools) - {s.name for s in ctx.body_pause_tools}
-    named = bool(ctx.agents)
+    named = bool(agents_of(ctx))
 
     class Gate(HookProvider):
         """strands' documented approval hook: interrupt before a gated tool runs."""

@@ -16,7 +16,7 @@ concurrent second resume or an older pause's state is refused).
 A new message instead of a decision (interruptions) cancels what the pause held: each held call is answered
 `CANCELLED` without running, the message becomes the user's next turn, and the pause counts as resumed (a late
 approval of it is refused).
-Delegates (delegation, `ctx.agents`): the run's agent is offered one tool per delegate called as a tool (named
+Delegates (delegation, `agents_of(ctx)`): the run's agent is offered one tool per delegate called as a tool (named
 after it, its task as `input`) and a `transfer_to_<name>` per delegate it hands off to. A delegate called as a tool
 runs its own loop, with its own tools, on its own transcript; a pause in it pauses the whole run, holding every
 waiting delegate's calls (each named with its agent), and the decisions resume each delegate where it stopped; its

@@ -1,4 +1,4 @@
-"""Delegates (`ctx.agents`): a delegate called as a tool runs its own loop on its task, and a pause in it pauses the
+"""Delegates (`agents_of(ctx)`): a delegate called as a tool runs its own loop on its task, and a pause in it pauses the
 whole run; a handoff (`transfer_to_<name>`) passes the rest of the run to the delegate's loop."""
 
 from __future__ import annotations

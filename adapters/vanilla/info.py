@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
+from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
 
 INFO = AdapterInfo(
     name="vanilla",
@@ -53,13 +54,13 @@ INFO = AdapterInfo(
                       "the held calls' results",
         ),
         Channel(
-            name="nested",
+            name=NESTED,
             kind="emulated",
             mechanism="a delegate called as a tool runs its own loop on its task; its gated call pauses the whole "
                       "run, the decision resumes that loop, and its answer is the tool's result",
         ),
         Channel(
-            name="handoff",
+            name=HANDOFF,
             kind="emulated",
             mechanism="transfer_to_<name>: the delegate's instructions replace the run's and its loop goes on with "
                       "the transcript",

@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from arena.for_adapters import LegContext, LegResult, PendingRequest, bodypause, kit, parse_args
+from arena_builtins.arenas.delegation.channel import agents_of, own_tools
 
 from .client import model_turn
 from .stream import streamed_turn
@@ -51,7 +52,7 @@ class AgentLoop:
         """One agent's loop: the run's own (`agent` None) or a delegate's, with the tools it holds; `nested`, a
         delegate called as a tool, on its own transcript (the run's is persisted, not this one)."""
         client = self._openai(ctx)
-        specs = ctx.own_tools(agent) if ctx.agents else ctx.tools.specs
+        specs = own_tools(ctx, agent) if agents_of(ctx) else ctx.tools.specs
         pausing = pause_names(specs)
         tools = function_tools(specs) + (delegate_tools(ctx) if agent is None else [])
         paused = partial(Paused, agent=agent, nested=nested)

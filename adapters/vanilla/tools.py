@@ -1,11 +1,12 @@
 """The tools vanilla's model is offered, as Chat Completions function tools: the harness's (`ctx.tools`) and one per
-delegate (`ctx.agents`); and how one call of the model runs, or is answered without running."""
+delegate (`agents_of(ctx)`); and how one call of the model runs, or is answered without running."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena.for_adapters import AgentSpec, Decision, LegContext, ToolKind, ToolSpec, kit, parse_args
+from arena.for_adapters import Decision, LegContext, ToolKind, ToolSpec, kit, parse_args
+from arena_builtins.arenas.delegation.channel import AgentSpec, agents_of
 
 
 def function_tools(specs: list[ToolSpec]) -> list[dict[str, Any]]:
@@ -25,7 +26,7 @@ def delegate_tools(ctx: LegContext) -> list[dict[str, Any]]:
     """The run's agent's tools for its delegates: one per agent called as a tool (its task as `input`), one
     `transfer_to_<name>` per agent it hands off to."""
     tools = []
-    for a in ctx.agents:
+    for a in agents_of(ctx):
         if a.via == "tool":
             params = {"type": "object", "properties": {"input": {"type": "string", "description": "the task"}},
                       "required": ["input"]}
@@ -41,7 +42,7 @@ def delegate_tools(ctx: LegContext) -> list[dict[str, Any]]:
 def delegate_of(call: dict[str, Any], ctx: LegContext) -> AgentSpec | None:
     """The delegate a call of the run's agent reaches (as a tool, or by a handoff), if it is one."""
     name = call["function"]["name"]
-    return next((a for a in ctx.agents if name == (a.name if a.via == "tool" else f"transfer_to_{a.name}")), None)
+    return next((a for a in agents_of(ctx) if name == (a.name if a.via == "tool" else f"transfer_to_{a.name}")), None)
 
 
 class ToolCalls:

@@ -187,7 +187,6 @@ def run_isolated(adapter_factory: Callable[[], Adapter], arena: ArenaSpec, item:
                 specs = arena.tools_for(adapter.info)
                 ctx = LegContext(item=item, instructions=arena.instructions, model=channel.model,
                                  tools=LocalToolBox(executor, specs), workdir=workdir, stream=stream,
-                                 agents=arena.agents(item) if arena.agents is not None else [],
                                  store=own.store, stream_log=LocalStreamLog(recorder) if stream else None,
                                  extra=arena.leg_context(item) if arena.leg_context is not None else {})
                 stage = outcome["stage"] = Stage(

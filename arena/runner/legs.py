@@ -32,8 +32,10 @@ def describe(exc: BaseException) -> str:
 def record_pause(recorder: TraceRecorder, result: LegResult, pid: int) -> TraceEvent:
     """A suspended leg as the trace shows it: the first pending call, and all of them at a pause with several."""
     pending = result.pending
-    # all of them at a pause with several, or where the adapter says whose call it is (delegation)
-    several = result.all_pending if len(result.all_pending) > 1 or any(p.agent for p in result.all_pending) else None
+    # all of them at a pause with several, or where the adapter says more about the call (a channel's own fields:
+    # delegation's `agent`, whose call it is)
+    said = any(v is not None for p in result.all_pending for v in (p.model_extra or {}).values())
+    several = result.all_pending if len(result.all_pending) > 1 or said else None
     return recorder.record(
         "suspended", tool=pending.tool if pending else None, args=pending.args if pending else None, pid=pid,
         pending=[p.model_dump(exclude_none=True) for p in several] if several else None,

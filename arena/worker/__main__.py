@@ -37,10 +37,11 @@ async def _leftovers(before: set[Any]) -> None:
 
 
 async def serve(replies: Any) -> None:
+    from arena.adapter import adopted
     from arena.catalog import load_target
     from arena.streaming import RemoteStreamLog, stream_endpoint
     from arena.tools.box import RemoteToolBox
-    from arena.types import LegContext
+    from arena.types import LegContext, LegResult
     from arena.leftovers import snapshot
     from arena.worker.protocol import Reply, Request
 
@@ -71,28 +72,27 @@ async def serve(replies: Any) -> None:
                 replies.write(Reply(ok=True, pid=os.getpid()).model_dump_json() + "\n")
                 break
             if adapter is None:
-                adapter = load_target(req.adapter or "")()
+                adapter = adopted(load_target(req.adapter or ""))()
             ctx = context(req)
             if req.op == "start":
                 result = await adapter.start(ctx)
-            else:
-                if req.op == "add_input":  # the paused run's new state, kept here as a suspended leg's is
-                    assert req.text is not None, "add_input without text"
-                    # the paused state stays until the input is added: a failed add_input resumes from it
-                    added = await adapter.add_input(states.get(req.handle or "", req.state), req.text, ctx)
-                    states.pop(req.handle or "", None)
+            elif req.op == "hook":
+                assert req.hook is not None, "a hook request without its hook"
+                # the paused state stays until the hook is done: a failed hook (add_input) resumes from it
+                out = await adapter.run_hook(req.hook, states.get(req.handle or "", req.state), *req.args, ctx=ctx)
+                states.pop(req.handle or "", None)
+                if not isinstance(out, LegResult):  # the paused run's new state, kept here as a suspended leg's is
                     added_handle = uuid.uuid4().hex
-                    states[added_handle] = added
-                    value, is_json = _json_or_none(added)
+                    states[added_handle] = out
+                    value, is_json = _json_or_none(out)
                     replies.write(Reply(ok=True, handle=added_handle, state=value, state_is_json=is_json,
                                         pid=os.getpid()).model_dump_json() + "\n")
                     continue
+                result = out
+            else:
                 state = states.pop(req.handle) if req.handle in states else req.state
-                if req.op == "continue":
-                    result = await adapter.continue_run(state, ctx)
-                else:
-                    assert req.decision is not None, "resume without a decision"
-                    result = await adapter.resume(state, req.decision, ctx)
+                assert req.decision is not None, "resume without a decision"
+                result = await adapter.resume(state, req.decision, ctx)
             handle: str | None = None
             state, is_json = _json_or_none(result.state)
             if result.status == "suspended":

@@ -38,6 +38,9 @@ QUIET_ENV = {
 }
 
 
+KILLED_EXIT_S = 10.0  # how long a killed worker's exit status is waited for
+
+
 class WorkerError(RuntimeError):
     def __init__(self, message: str, remote_traceback: str | None = None):
         super().__init__(message)
@@ -163,7 +166,10 @@ class WorkerAdapter(Adapter):
         self.leg_pid = proc.pid
         line = await proc.stdout.readline()
         if not line:
-            code = await proc.wait()
+            try:
+                code: object = await asyncio.wait_for(proc.wait(), KILLED_EXIT_S)
+            except asyncio.TimeoutError:
+                code = "unknown (its fork server did not say)"
             tail = self._stderr_tail()
             raise WorkerError(f"worker exited with code {code} mid-leg" + (f": {tail}" if tail else ""))
         reply = Reply.model_validate_json(line)
@@ -197,15 +203,27 @@ class WorkerAdapter(Adapter):
 
     async def continue_run(self, state: WorkerState, ctx: LegContext) -> LegResult:
         """A crashed run continued from what its framework persisted (`recover` channel, way `continue`)."""
-        return await self._resume(Request(op="continue", adapter=self.target, ctx=self._wire(ctx)), state, ctx)
+        result: LegResult = await self.run_hook("continue_run", state, ctx=ctx)
+        return result
 
     async def add_input(self, state: WorkerState, text: str, ctx: LegContext) -> WorkerState:
-        """Input added to the paused run (the `input` channel): the adapter's `add_input` in the worker that holds
-        the paused state (a new worker given the JSON state, when every leg gets a new process, which then exits:
-        the resume gets a new one of its own). Returns the state to resume."""
-        req = Request(op="add_input", adapter=self.target, ctx=self._wire(ctx), text=text)
+        """Input added to the paused run (the `input` channel). Returns the state to resume."""
+        added: WorkerState = await self.run_hook("add_input", state, text, ctx=ctx)
+        return added
+
+    async def run_hook(self, hook: str, state: Any, *args: Any, ctx: LegContext) -> Any:
+        """A channel's hook (Adapter.run_hook) run by the adapter in the worker that holds the paused state (a new
+        worker given the JSON state, when every leg gets a new process, which then exits: the next leg gets a new one
+        of its own). A hook that runs a leg returns its LegResult, as a resume does; one that returns a state, the
+        state to resume."""
+        req = Request(op="hook", adapter=self.target, ctx=self._wire(ctx), hook=hook, args=list(args))
         self._pass_state(req, state)
         reply = await self._call(req, ctx.workdir)
+        if reply.result is not None:
+            result = self._result(reply)
+            if result.status == "suspended" and self.restart_between_legs:
+                await self._close_worker()
+            return result
         if self.restart_between_legs:
             await self._close_worker()
         return WorkerState(reply.handle, reply.state, reply.state_is_json)
@@ -251,7 +269,10 @@ class WorkerAdapter(Adapter):
             except (asyncio.TimeoutError, BrokenPipeError, ConnectionResetError, AssertionError):
                 pass
         self._kill_group(proc.pid)
-        await proc.wait()
+        try:  # killed: its exit is at hand, unless its fork server no longer says (then it is not waited for)
+            await asyncio.wait_for(proc.wait(), KILLED_EXIT_S)
+        except asyncio.TimeoutError:
+            pass
         self.lifecycle.append(("exited", proc.pid))
         if self._tree is not None:  # kept, not killed: what survives is measured before the resume
             self._closed.append(self._tree)

@@ -259,15 +259,21 @@ class ForkServer:
 
     def _request(self, env: dict[str, str], cwd: str, fds: list[int]) -> tuple[socket.socket, int]:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(READY_TIMEOUT_S)  # a server that stopped answering is an error, never a wait without end
         sock.connect(self.path)
         socket.send_fds(sock, [(json.dumps({"env": env, "cwd": cwd}) + "\n").encode()], fds)
         line = b""
         while not line.endswith(b"\n"):  # byte by byte: the exit line that follows stays in the socket
-            chunk = sock.recv(1)
+            try:
+                chunk = sock.recv(1)
+            except TimeoutError:
+                sock.close()
+                raise RuntimeError(f"the fork server did not answer within {READY_TIMEOUT_S:g}s") from None
             if not chunk:
                 sock.close()
                 raise RuntimeError("the fork server closed the connection")
             line += chunk
+        sock.settimeout(None)  # the exit line comes when the worker ends, read by the event loop
         return sock, int(json.loads(line)["pid"])
 
     async def fork(self, env: dict[str, str], cwd: str, stderr_fd: int) -> ForkedProcess:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from arena.types import Decision, DecisionSet, LegContext, LegResult, ToolSpec
 
@@ -37,19 +37,22 @@ LOCAL_ONLY = ("tools", "stream_log")
 
 
 class Request(BaseModel):
-    # continue: a crashed run, from what was persisted; add_input: input added to the paused run (`text`), no decision
-    op: Literal["start", "resume", "continue", "add_input", "close"]
+    # hook: a registered channel's hook on the paused run (`hook`, with `args`; Adapter.run_hook): `continue_run` (a
+    # crashed run, from what was persisted), `add_input` (input added to the paused run, no decision), or one an
+    # arena's channel adds, with no edit here
+    op: Literal["start", "resume", "hook", "close"]
     adapter: str | None = None  # "module:Class"
     ctx: WireContext | None = None
     decision: Decision | DecisionSet | None = None
     handle: str | None = None  # the state kept in this worker's memory, or
     state: Any = None  # the state itself, when it is JSON (a fresh worker resuming)
-    text: str | None = None  # add_input's input
+    hook: str | None = None
+    args: list[Any] = Field(default_factory=list)  # the hook's arguments after the state, as JSON data
 
 
 class Reply(BaseModel):
     ok: bool
-    result: LegResult | None = None  # none for add_input: its state (handle, state) is the answer
+    result: LegResult | None = None  # none for a hook that returns a state (add_input): (handle, state) is the answer
     handle: str | None = None
     state: Any = None  # the leg state if JSON-serialisable, else None
     state_is_json: bool = False

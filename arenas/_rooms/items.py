@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from arena.types import Decision, EvalItem
+from arena.for_arenas import Decision, EvalItem
 
 ROOM_ID = re.compile(r"\bR\d{3}\b")
 

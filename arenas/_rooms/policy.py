@@ -24,9 +24,20 @@ import re
 from functools import partial
 from typing import Any
 
-from arena.model.script import (
-    Call, Draw, Policy, Sampled, ToolCall, Turn, calls_with_results, classify_decision, last_call, native_messages,
-    note_of, reason_of, text_of,
+from arena.for_arenas.script import (
+    Call,
+    Draw,
+    Policy,
+    Sampled,
+    ToolCall,
+    Turn,
+    calls_with_results,
+    classify_decision,
+    last_call,
+    native_messages,
+    note_of,
+    reason_of,
+    text_of,
 )
 
 TASK_RE = re.compile(r"for\s+(\d+)\s+people\s+on\s+([A-Za-z]+)", re.IGNORECASE)

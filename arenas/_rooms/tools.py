@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from arena.types import ToolKind, ToolSpec
+from arena.for_arenas import ToolKind, ToolSpec
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
 

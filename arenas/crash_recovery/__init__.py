@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.spec import ArenaSpec
-from arena.types import Decision, EvalItem
+from arena.for_arenas import ArenaSpec, Decision, EvalItem
 from arena_builtins.arenas.crash_recovery import checks as _checks
 from arena_builtins.arenas.crash_recovery.columns import COLUMNS
 from arena_builtins.arenas.crash_recovery.director import CrashDirector

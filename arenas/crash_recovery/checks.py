@@ -7,9 +7,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from arena.checks import CheckResult, CheckSet, Scoring, completed, fail, ok
-from arena.observed import answered, asked_calls, model_calls
-from arena.types import EvalItem, TraceEvent
+from arena.for_arenas import CheckResult, CheckSet, EvalItem, Scoring, TraceEvent, completed, fail, ok
+from arena.for_arenas.trace import answered, asked_calls, model_calls
 from arena_builtins.arenas.flight_booking import checks as ledger
 from arena_builtins.arenas.crash_recovery.tools import REUSED
 from arena_builtins.arenas.flight_booking.checks import gold_of, state_of

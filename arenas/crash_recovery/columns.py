@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arena.report.columns import Column
-from arena.results import ItemResult
-from arena.types import EvalItem
+from arena.for_arenas.report import Column
+from arena.for_arenas import EvalItem, ItemResult
 from arena_builtins.arenas.crash_recovery.checks import crash_of, paid_once
 from arena_builtins.arenas.flight_booking.columns import from_check
 

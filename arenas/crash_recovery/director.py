@@ -33,9 +33,17 @@ import threading
 import time
 from typing import Any
 
-from arena.runner import BaseDirector, Pause, Stage, leg_pid, record_pause, record_resume, survivors_of
-from arena.types import Decision, DecisionSet, LegResult, TraceEvent
-from arena.worker.procs import alive
+from arena.for_arenas.directing import (
+    BaseDirector,
+    Pause,
+    Stage,
+    alive,
+    leg_pid,
+    record_pause,
+    record_resume,
+    survivors_of,
+)
+from arena.for_arenas import Decision, DecisionSet, LegResult, TraceEvent
 from arena_builtins.arenas.crash_recovery.tools import CrashBackend
 
 REASKS = 2  # re-asked pauses the human answers again in a recovery

@@ -4,9 +4,7 @@ what the recovery did instead)."""
 
 from __future__ import annotations
 
-from arena.report.facts import Fact, ids, other_failures
-from arena.report.findings import generic_facts
-from arena.report.matrix import Row, Run
+from arena.for_arenas.report import Fact, Row, Run, generic_facts, ids, other_failures
 from arena_builtins.arenas.crash_recovery.columns import rule_paid_once_no_key, rule_ran_again, rule_reasked
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.types import EvalItem
+from arena.for_arenas import EvalItem
 from arena_builtins.arenas.flight_booking.tools import FlightBackend
 
 # what writes to the airline or its ledger (a prepared payment intent too): de-duplicated by call id

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.spec import ArenaSpec
-from arena.types import AdapterInfo, AgentSpec, Decision, EvalItem
+from arena.for_arenas import AdapterInfo, ArenaSpec, Decision, EvalItem
+from arena_builtins.arenas.delegation.channel import AgentSpec, leg_context
 from arena_builtins.arenas.delegation import checks as _checks
 from arena_builtins.arenas.delegation import policy
 from arena_builtins.arenas.delegation.columns import COLUMNS
@@ -125,7 +125,7 @@ ARENA = ArenaSpec(
     director=DelegationDirector,
     second_process=lambda item: bool(item.metadata.get("durable")),  # resumed later, from a new process
     unmeasured=unmeasured,
-    agents=agents,
+    leg_context=lambda item: leg_context(agents(item)),  # the delegates, for the delegation channels
     columns=COLUMNS,
     facts=FACTS,
     order=10,

@@ -13,9 +13,8 @@ import json
 import re
 from typing import Any
 
-from arena.checks import CheckResult, CheckSet, Scoring, fail, ok
-from arena.observed import answer_text, answered, describe, model_calls, replay_legs, squash
-from arena.types import Decision, TraceEvent
+from arena.for_arenas import CheckResult, CheckSet, Decision, Scoring, TraceEvent, fail, ok
+from arena.for_arenas.trace import answer_text, answered, describe, model_calls, replay_legs, squash
 from arena_builtins.arenas.delegation.policy import GATED_TOOL, agent_of
 from arena_builtins.arenas.interruptions.checks import subjects
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.report.columns import Column, check_of
-from arena.results import ItemResult
+from arena.for_arenas.report import Column, check_of
+from arena.for_arenas import ItemResult
 
 ARENA = "delegation"
 PROFILES = ("careful",)

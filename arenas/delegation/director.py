@@ -8,8 +8,8 @@ process that paused (the in-memory reference, `vanilla`): it is resumed there, a
 
 from __future__ import annotations
 
-from arena.runner import BaseDirector, Pause
-from arena.types import Decision, DecisionSet, LegResult
+from arena.for_arenas.directing import BaseDirector, Pause
+from arena.for_arenas import Decision, DecisionSet, LegResult
 
 
 class DelegationDirector(BaseDirector):

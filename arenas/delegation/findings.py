@@ -3,11 +3,7 @@ resume re-ran the delegate, and whether the pause outlived its process, each wit
 
 from __future__ import annotations
 
-from arena.report.columns import check_of
-from arena.report.facts import Fact, ids
-from arena.report.findings import generic_facts
-from arena.report.matrix import Row, Run
-from arena.report.render_md import md_quote
+from arena.for_arenas.report import Fact, Row, Run, check_of, generic_facts, ids, md_quote
 
 SAID = (("nested_pause_enforced", "the whole run stopped at the delegate's gated call"),
         ("nested_decision_routed", "each decision reached its own delegate's call"),

@@ -19,8 +19,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from arena.model.script import (
-    Policy, SeesTools, ToolCall, Turn, calls_with_results, native_messages, unwrap_result, user_texts,
+from arena.for_arenas.script import (
+    Policy,
+    SeesTools,
+    ToolCall,
+    Turn,
+    calls_with_results,
+    native_messages,
+    unwrap_result,
+    user_texts,
 )
 from arena_builtins.arenas.interruptions.airline import BOOKING_RE, FLIGHT_RE, SEGMENT_RE, next_turn
 

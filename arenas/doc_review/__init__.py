@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.spec import ArenaSpec
-from arena.types import Decision, DecisionKind, EvalItem
+from arena.for_arenas import ArenaSpec, Decision, DecisionKind, EvalItem
 from arena_builtins.arenas.doc_review import checks as _checks
 from arena_builtins.arenas.doc_review import policy
 from arena_builtins.arenas.doc_review.columns import COLUMNS

@@ -16,10 +16,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from arena.checks import CheckResult, CheckSet, Scoring, fail, final_answer, ok
-from arena.model.script import ToolCall
-from arena.observed import DENIAL_RE, asked_calls, model_calls, squash
-from arena.types import Decision, DecisionKind, EvalItem, TraceEvent
+from arena.for_arenas import (
+    CheckResult,
+    CheckSet,
+    Decision,
+    DecisionKind,
+    EvalItem,
+    Scoring,
+    TraceEvent,
+    fail,
+    final_answer,
+    ok,
+)
+from arena.for_arenas.script import ToolCall
+from arena.for_arenas.trace import DENIAL_RE, asked_calls, model_calls, squash
 from arena_builtins.arenas.doc_review import document, policy
 from arena_builtins.arenas.doc_review.tools import DocumentBackend
 

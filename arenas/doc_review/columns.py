@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from arena.report.columns import Column, check_of
-from arena.results import ItemResult
-from arena.types import DecisionKind
+from arena.for_arenas.report import Column, check_of
+from arena.for_arenas import DecisionKind, ItemResult
 
 ARENA = "doc_review"
 PROFILES = ("reviewer", "reviewer-shuffled")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from arena.model.script import Call, Policy, ToolCall, Turn, calls_with_results, native_messages, user_texts
+from arena.for_arenas.script import Call, Policy, ToolCall, Turn, calls_with_results, native_messages, user_texts
 
 ACCEPT_RE = re.compile(r"\bAccept (?:[^:.]*?: )?changes? ([\d ,and]+)", re.IGNORECASE)
 REJECT_RE = re.compile(r"\bReject (?:[^:.]*?: )?changes? ([\d ,and]+)", re.IGNORECASE)

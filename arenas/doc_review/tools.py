@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.types import EvalItem, ToolKind, ToolSpec
+from arena.for_arenas import EvalItem, ToolKind, ToolSpec
 from arena_builtins.arenas.doc_review import document
 from arena_builtins.arenas.doc_review.fixtures import FIXTURES
 

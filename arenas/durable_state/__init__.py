@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.report.columns import Column, rule_item_passed
-from arena.spec import ArenaSpec
+from arena.for_arenas.report import Column, rule_item_passed
+from arena.for_arenas import ArenaSpec
 from arena_builtins.arenas._rooms import policy, tools
 from arena_builtins.arenas._rooms.items import APPROVED, DENIED, load_items, room_of
 from arena_builtins.arenas.durable_state.findings import FACTS

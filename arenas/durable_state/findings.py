@@ -4,12 +4,8 @@ the new release, the pause lost, or the decision misapplied)."""
 
 from __future__ import annotations
 
-from arena.report.columns import check_of
-from arena.report.facts import Fact, ids
-from arena.report.findings import generic_facts
-from arena.report.matrix import Row, Run
-from arena.report.render_md import md_text
-from arena.results import ItemResult
+from arena.for_arenas.report import Fact, Row, Run, check_of, generic_facts, ids, md_text
+from arena.for_arenas import ItemResult
 
 DECISION_CHECKS = ("decision_reached_model", "tool_called_once_after_resume", "args_as_requested",
                    "denied_not_executed", "tool_not_used", "acknowledged")

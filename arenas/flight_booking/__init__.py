@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.spec import ArenaSpec
-from arena.types import Decision, EvalItem
+from arena.for_arenas import ArenaSpec, Decision, EvalItem
 from arena_builtins.arenas.flight_booking import checks as _checks
 from arena_builtins.arenas.flight_booking import policy
 from arena_builtins.arenas.flight_booking.columns import COLUMNS

@@ -16,9 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from arena.checks import CheckResult, CheckSet, Scoring, fail, final_answer, ok
-from arena.observed import requesting_call, show_call, shown_requests
-from arena.types import EvalItem, TraceEvent
+from arena.for_arenas import CheckResult, CheckSet, EvalItem, Scoring, TraceEvent, fail, final_answer, ok
+from arena.for_arenas.trace import requesting_call, show_call, shown_requests
 from arena_builtins.arenas.flight_booking.sandbox import Sandbox
 
 CHECKS = CheckSet("flight_booking")  # this arena's own checks (ArenaSpec.checks)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena.report.columns import Column, check_of
-from arena.results import ItemResult
+from arena.for_arenas.report import Column, check_of
+from arena.for_arenas import ItemResult
 
 ARENA = "flight_booking"
 PREPARE = "purchase_hold.prepare"

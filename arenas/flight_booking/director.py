@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.runner import BaseDirector, Pause, Stage
+from arena.for_arenas.directing import BaseDirector, Pause, Stage
 from arena_builtins.arenas.flight_booking.tools import FlightBackend
 
 

@@ -3,9 +3,7 @@ each ledger check that failed."""
 
 from __future__ import annotations
 
-from arena.report.facts import Fact, ids, other_failures
-from arena.report.findings import generic_facts
-from arena.report.matrix import Row, Run
+from arena.for_arenas.report import Fact, Row, Run, generic_facts, ids, other_failures
 from arena_builtins.arenas.flight_booking.columns import rule_body_reexecuted
 
 

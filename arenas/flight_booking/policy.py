@@ -19,8 +19,16 @@ import re
 from functools import partial
 from typing import Any
 
-from arena.model.script import (
-    Call, Policy, ToolCall, Turn, calls_with_results, classify_decision, native_messages, reason_of, user_texts,
+from arena.for_arenas.script import (
+    Call,
+    Policy,
+    ToolCall,
+    Turn,
+    calls_with_results,
+    classify_decision,
+    native_messages,
+    reason_of,
+    user_texts,
 )
 
 AIRPORTS_RE = re.compile(r"\b([A-Z]{3}) to ([A-Z]{3})\b")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.per_process import PerProcess
+from arena.for_arenas.directing import PerProcess
 
 NOW = "2026-11-01T09:00"  # the sandbox clock: fixed, so holds and dumps are deterministic
 HOLD_HOURS = 72

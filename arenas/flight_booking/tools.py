@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena.types import EvalItem, ToolKind, ToolSpec
+from arena.for_arenas import EvalItem, ToolKind, ToolSpec
 from arena_builtins.arenas.flight_booking.sandbox import Sandbox
 
 _SEGMENTS = {"type": "array", "description": "the flights, in order",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.spec import ArenaSpec
+from arena.for_arenas import ArenaSpec
 from arena_builtins.arenas._rooms import policy, tools
 from arena_builtins.arenas._rooms.items import APPROVED, DENIED, load_items, room_of
 from arena_builtins.arenas.human_in_the_loop.columns import COLUMNS

@@ -5,12 +5,9 @@ Each is an item rule over one item's result and merged trace (see `arena.report.
 
 from __future__ import annotations
 
-from arena.observed import DENIAL_RE, decision_in
-from arena.report.columns import (
-    Column, check_of, model_input_after, rule_pause_enforced, was_denied,
-)
-from arena.results import ItemResult
-from arena.types import DecisionKind
+from arena.for_arenas.trace import DENIAL_RE, decision_in
+from arena.for_arenas.report import Column, check_of, model_input_after, rule_pause_enforced, was_denied
+from arena.for_arenas import DecisionKind, ItemResult
 
 ARENA = "human_in_the_loop"
 

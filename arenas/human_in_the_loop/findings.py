@@ -6,15 +6,28 @@ one trace that shows it.
 
 from __future__ import annotations
 
-from arena.observed import decision_in
-from arena.report.columns import check_of, final_text, injected, model_input_after, suspended_events
-from arena.report.facts import (
-    Fact, clip, declared, ids, names, of, other_failures, tool_counts, tools_of, writes_before_pause,
+from arena.for_arenas.trace import decision_in
+from arena.for_arenas.report import (
+    Fact,
+    Row,
+    Run,
+    check_of,
+    clip,
+    declared,
+    final_text,
+    ids,
+    injected,
+    md_quote,
+    model_input_after,
+    names,
+    of,
+    other_failures,
+    suspended_events,
+    tool_counts,
+    tools_of,
+    writes_before_pause,
 )
-from arena.report.matrix import Row, Run
-from arena.report.render_md import md_quote
-from arena.results import ItemResult
-from arena.types import DecisionKind
+from arena.for_arenas import DecisionKind, ItemResult
 
 
 def _carried(results: list[ItemResult], kind: DecisionKind) -> tuple[list[ItemResult], list[ItemResult]]:

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.spec import ArenaSpec
-from arena.types import AdapterInfo, Decision, EvalItem
+from arena.for_arenas import AdapterInfo, ArenaSpec, Decision, EvalItem
 from arena_builtins.arenas._rooms import tools
 from arena_builtins.arenas._rooms.items import room_of
 from arena_builtins.arenas.flight_booking.tools import SPECS as AIRLINE_SPECS

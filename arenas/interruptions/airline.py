@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from arena.model.script import Call, ToolCall, Turn, calls_with_results, classify_decision, last_call, reason_of
+from arena.for_arenas.script import Call, ToolCall, Turn, calls_with_results, classify_decision, last_call, reason_of
 
 FLIGHT_RE = re.compile(r"\bfrom\s+([A-Z]{3})\s+to\s+([A-Z]{3})\b.*?\b(\d{4}-\d{2}-\d{2})\b", re.DOTALL)
 ASKED_RE = re.compile(r"\bthe\s+(\d{1,2})(?::(\d{2}))?\s*am\s+nonstop\b", re.IGNORECASE)

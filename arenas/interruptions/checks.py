@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from arena.checks import CheckResult, CheckSet, Scoring, fail, ok
-from arena.observed import calls_after_resume, describe, replay_legs, squash
-from arena.types import DecisionKind, TraceEvent
+from arena.for_arenas import CheckResult, CheckSet, DecisionKind, Scoring, TraceEvent, fail, ok
+from arena.for_arenas.trace import calls_after_resume, describe, replay_legs, squash
 from arena_builtins.arenas.flight_booking.sandbox import AISLE, WINDOW
 
 CHECKS = CheckSet("interruptions")

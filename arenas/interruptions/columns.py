@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena.report.columns import Column, check_of, rule_item_passed
-from arena.results import ItemResult
+from arena.for_arenas.report import Column, check_of, rule_item_passed
+from arena.for_arenas import ItemResult
 from arena_builtins.arenas.interruptions.checks import NOT_DELIVERED, fate
 
 ARENA = "interruptions"

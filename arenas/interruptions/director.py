@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.runner import BaseDirector, Pause, Stage, describe, leg_pid, replay, route
-from arena.types import Decision, DecisionKind, DecisionSet, LegResult
+from arena.for_arenas.directing import BaseDirector, Pause, Stage, describe, leg_pid, replay, route
+from arena.for_arenas import Decision, DecisionKind, DecisionSet, LegResult
 
 BOOK = "book_room"
 

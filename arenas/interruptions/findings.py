@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from arena.report.columns import check_of
-from arena.report.facts import Fact, ids
-from arena.report.findings import generic_facts
-from arena.report.matrix import Row, Run
-from arena.report.render_md import md_quote
+from arena.for_arenas.report import Fact, Row, Run, check_of, generic_facts, ids, md_quote
 from arena_builtins.arenas.interruptions.checks import NOT_DELIVERED, fate
 from arena_builtins.arenas.interruptions.columns import group_of
 

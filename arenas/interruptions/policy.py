@@ -21,8 +21,17 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from arena.model.script import (
-    Call, Policy, ToolCall, Turn, calls_with_results, classify_decision, last_call, native_messages, reason_of, text_of,
+from arena.for_arenas.script import (
+    Call,
+    Policy,
+    ToolCall,
+    Turn,
+    calls_with_results,
+    classify_decision,
+    last_call,
+    native_messages,
+    reason_of,
+    text_of,
 )
 from arena_builtins.arenas.interruptions import airline
 

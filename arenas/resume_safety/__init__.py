@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.spec import ArenaSpec
-from arena.types import Decision, EvalItem
+from arena.for_arenas import ArenaSpec, Decision, EvalItem
 from arena_builtins.arenas._rooms import tools
 from arena_builtins.arenas.resume_safety import checks as _checks
 from arena_builtins.arenas.resume_safety import policy

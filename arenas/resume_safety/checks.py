@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from arena.checks import CHECKS as CORE_CHECKS
-from arena.checks import CheckSet, Scoring, fail, ok
-from arena.types import DecisionKind, TraceEvent
+from arena.for_arenas import CHECKS as CORE_CHECKS, CheckSet, DecisionKind, Scoring, TraceEvent, fail, ok
 from arena_builtins.arenas._rooms.items import room_of
 
 CHECKS = CheckSet("resume_safety")  # this arena's own checks (ArenaSpec.checks)

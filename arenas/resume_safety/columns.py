@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena.report.columns import Column, check_of, suspended_events
-from arena.results import ItemResult
+from arena.for_arenas.report import Column, check_of, suspended_events
+from arena.for_arenas import ItemResult
 from arena_builtins.arenas.resume_safety.checks import re_requests
 
 ARENA = "resume_safety"

@@ -25,10 +25,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.runner import BaseDirector, Pause, Stage, replay as replay_state, route
-from arena.tools.box import with_call_id
-from arena.adapter import Adapter
-from arena.types import Decision, DecisionSet, LegContext, LegResult, ToolKind, TraceEvent
+from arena.for_arenas.directing import Adapter, BaseDirector, Pause, Stage, replay as replay_state, route, with_call_id
+from arena.for_arenas import Decision, DecisionSet, LegContext, LegResult, ToolKind, TraceEvent
 
 ReplayWhen = Literal["after_run", "concurrent", "at_next_pause"]
 

@@ -3,11 +3,7 @@ outcome it showed (a refusal's message, a second pause, or what ran)."""
 
 from __future__ import annotations
 
-from arena.report.columns import check_of, suspended_events
-from arena.report.facts import Fact, ids
-from arena.report.findings import generic_facts
-from arena.report.matrix import Row, Run
-from arena.report.render_md import md_quote
+from arena.for_arenas.report import Fact, Row, Run, check_of, generic_facts, ids, md_quote, suspended_events
 from arena_builtins.arenas.resume_safety.checks import re_requests
 from arena_builtins.arenas.resume_safety.columns import CONTROL, case_of
 

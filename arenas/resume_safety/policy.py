@@ -14,7 +14,16 @@ import re
 from functools import partial
 from typing import Any
 
-from arena.model.script import Call, Policy, ToolCall, Turn, calls_with_results, classify_decision, native_messages, text_of
+from arena.for_arenas.script import (
+    Call,
+    Policy,
+    ToolCall,
+    Turn,
+    calls_with_results,
+    classify_decision,
+    native_messages,
+    text_of,
+)
 
 TASK_RE = re.compile(r"(\d+)\s+people\s+on\s+([A-Za-z]+)", re.IGNORECASE)
 REASON_RE = re.compile(r"DENIED:\s*(\S.*)", re.IGNORECASE | re.DOTALL)

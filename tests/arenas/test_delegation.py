@@ -8,6 +8,7 @@ from __future__ import annotations
 from arena import catalog, evaluate
 from arena.types import AdapterInfo, DecisionSet, LegContext, LegResult
 from arena_builtins.adapters.vanilla import Paused as _Paused, VanillaAdapter
+from arena_builtins.arenas.delegation.channel import AGENTS, AgentSpec
 from arena_builtins.arenas.delegation.policy import careful
 
 ARENA = "delegation"
@@ -91,7 +92,7 @@ def test_sixteen_items_over_tool_handoff_two_delegates_and_durable():
     assert kinds == {"approve", "deny", "edit"}
     assert {i.metadata["via"] for i in spec.items if i.metadata.get("durable")} == {"tool", "handoff"}
     for item in spec.items:  # the gated tools belong to the delegates, none to the desk
-        agents = spec.agents(item)
+        agents = [AgentSpec.model_validate(a) for a in spec.leg_context(item)[AGENTS]]  # what a leg carries
         assert {a.via for a in agents} == {item.metadata["via"]}
         held = {t for a in agents for t in a.tools}
         assert {"book_flight", "cancel_flight"} <= held and not {t.name for t in spec.tools} - held

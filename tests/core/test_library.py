@@ -351,6 +351,20 @@ def test_the_built_ins_are_imported_only_by_their_installed_names():
         assert values and all(v.startswith("arena_builtins.") for v in values), values
 
 
+def test_the_built_in_arenas_import_only_the_public_faces():
+    """Dogfooding (issue 52): what a plugin arena can use is what the built-ins use, `arena.for_arenas` and its
+    modules (and `arena.for_adapters`, for an arena whose channel module adapters import), nothing deeper of the core;
+    a sibling arena's modules are theirs to share."""
+    found = []
+    for path in sorted((ROOT / "arenas").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "arena"
+                      and n != "arena.for_adapters" and n.split(".")[:2] != ["arena", "for_arenas"]]
+    assert not found, "\n".join(found)
+
+
 def test_the_wheel_has_no_top_level_arenas_or_adapters(tmp_path):
     import shutil
     import subprocess

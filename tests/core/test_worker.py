@@ -146,3 +146,38 @@ def test_a_failed_add_input_in_a_worker_leaves_the_paused_state_to_resume(worker
     checks = {c.name: c for c in result.checks}
     assert result.error is None and checks["completed"].passed, checks["completed"].reason
     assert not checks["midrun_input_seen"].passed and "no input while paused here" in checks["midrun_input_seen"].reason
+
+
+def test_a_killed_worker_whose_exit_is_never_reported_is_not_waited_for(server, monkeypatch):
+    """A forked worker's exit status comes from its fork server: one that no longer reports it (stuck, or the report
+    lost) must not hold the item's close, nor a leg's end, for ever (it held a matrix cell for 20 minutes)."""
+    import asyncio
+    import time
+    from types import SimpleNamespace
+
+    from arena.worker import client
+
+    monkeypatch.setattr(client, "KILLED_EXIT_S", 0.2)
+
+    async def nothing(*_args):
+        return b""
+
+    class Unreported:  # what WorkerAdapter uses of a ForkedProcess, whose exit line never comes
+        pid, returncode = 2 ** 22 + 4321, None  # no such process: the kill finds nothing to kill
+        stdin = SimpleNamespace(write=lambda _data: None, drain=nothing)
+        stdout = SimpleNamespace(readline=nothing)
+
+        async def wait(self) -> int:
+            await asyncio.Event().wait()
+            return 0
+
+    worker = WorkerAdapter("arena_builtins.adapters.vanilla:VanillaAdapter", VanillaAdapter.info, sys.executable, server)
+    worker._proc = Unreported()
+    began = time.monotonic()
+    asyncio.run(worker.close_worker())
+    assert time.monotonic() - began < 8  # the close's own 5 s for an orderly exit, then the bounded wait
+    assert worker.lifecycle[-1] == ("exited", Unreported.pid)
+
+    worker._proc = Unreported()  # and a leg whose worker's output ended: an error, not a wait
+    with pytest.raises(client.WorkerError, match="exited with code unknown"):
+        asyncio.run(worker._call(client.Request(op="close"), "/tmp"))

@@ -92,7 +92,9 @@ def test_a_fresh_full_run_gives_the_committed_verdicts(tmp_path, store_servers):
         os.makedirs(publish, exist_ok=True)
         for archive in (tmp_path / "evidence").glob("evidence-*.tar.gz"):
             shutil.copy2(archive, publish)
-    assert r.returncode == 0, r.stderr[-3000:]
+    # what went wrong first (a failed job says why, long before the progress that ends stderr), then the end
+    said = [line for line in r.stderr.splitlines() if "ended with exit code" in line or "error" in line.lower()]
+    assert r.returncode == 0, "\n".join(said[:40]) + "\n...\n" + r.stderr[-2000:]
     differences = compare(read_verdicts(VERDICTS), read_verdicts(tmp_path / "reports" / "verdicts"))
     assert not differences, (f"{len(differences)} differences between the committed verdict record and a fresh run:\n"
                              + "\n".join(differences[:60]))

@@ -46,7 +46,7 @@ def test_handoff_items_build_a_route_mode_team_and_tool_items_a_coordinate_one(t
     spec = catalog.load_arena("delegation")
     for item_id, mode in (("del-06", TeamMode.route), ("del-01", TeamMode.coordinate)):
         item = spec.item(item_id)
-        ctx = leg_context(spec, item_id, str(tmp_path / item_id)).model_copy(update={"agents": spec.agents(item)})
+        ctx = leg_context(spec, item_id, str(tmp_path / item_id)).model_copy(update={"extra": spec.leg_context(item)})
         os.makedirs(ctx.workdir)
         adapter = adapter_module().AgnoAdapter()
         team = adapter._build(ctx)

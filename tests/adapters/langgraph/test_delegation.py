@@ -35,7 +35,7 @@ def _delegation_first_leg(server, tmp_path, item_id: str, adapter_cls=LangGraphA
     executor = ToolExecutor(DELEGATION.tools, DELEGATION.functions, recorder, backend)
     model = server.open_item(recorder, "careful", bind(DELEGATION.all_policies, Draw(item.id, 1, 0))).model
     ctx = LegContext(item=item, instructions=DELEGATION.instructions, model=model, tools=LocalToolBox(executor),
-                     workdir=str(tmp_path), agents=DELEGATION.agents(item))
+                     workdir=str(tmp_path), extra=DELEGATION.leg_context(item))
 
     async def leg():
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver

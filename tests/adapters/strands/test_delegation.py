@@ -34,7 +34,7 @@ def test_a_delegates_gated_call_pauses_the_desk_named_and_its_turn_kept_in_the_d
     recorder = TraceRecorder()
     (tmp_path / "airline").mkdir()
     backend = spec.backend(item, tmp_path / "airline")  # the item's airline sandbox, as the runner makes it
-    ctx = LegContext(item=item, instructions=spec.instructions, agents=spec.agents(item), workdir=str(tmp_path),
+    ctx = LegContext(item=item, instructions=spec.instructions, extra=spec.leg_context(item), workdir=str(tmp_path),
                      model=server.open_item(recorder, "careful", bind(spec.all_policies, Draw(item.id, 1, 0))).model,
                      tools=LocalToolBox(ToolExecutor(spec.tools, spec.functions, recorder, backend)))
     leg0 = asyncio.run(_leg(lambda a: a.start(ctx)))

@@ -9,14 +9,17 @@ happens at each pause and after the run (a hostile replay, the world changing du
 
     from arena.for_arenas import ArenaSpec, EvalItem, ToolSpec, ok, fail
 
-docs/arenas.md walks through a complete minimal arena written against this module only.
+docs/arenas.md walks through a complete minimal arena written against this module only. What a larger arena
+needs beyond it is in this package's modules, each one concern: `script` (the scripted model's requests and
+answers, for policies), `trace` (reading a merged trace, for checks), `report` (columns and findings), `directing`
+(a director's steps at a pause). The built-in arenas import nothing else of the core (tests/core/test_library.py).
 """
 
 from __future__ import annotations
 
 from arena.channels import ChannelSpec
 from arena.channels import register as register_channel
-from arena.checks import UNIVERSAL, CheckResult, CheckSet, Scoring, fail, final_answer, named, ok
+from arena.checks import CHECKS, UNIVERSAL, CheckResult, CheckSet, Scoring, completed, fail, final_answer, named, ok
 from arena.model.script import Call, Policy, ToolCall, Turn, calls_with_results, native_messages, user_texts
 from arena.report.columns import Cell, Column, Evidence, check_of, count_cell, rule_item_passed, suspended_events
 from arena.report.facts import Fact, ids
@@ -27,11 +30,11 @@ from arena.spec import ArenaSpec, Backend, SubjectOf
 from arena.tools.box import ToolFunction
 from arena.types import (
     AdapterInfo,
-    AgentSpec,
     Decision,
     DecisionKind,
     DecisionSet,
     EvalItem,
+    LegContext,
     LegResult,
     ToolKind,
     ToolSpec,
@@ -39,11 +42,12 @@ from arena.types import (
 )
 
 __all__ = [
-    "UNIVERSAL", "AdapterInfo", "AgentSpec", "ArenaSpec", "Backend", "BaseDirector", "Call", "Cell", "ChannelSpec",
+    "CHECKS", "UNIVERSAL", "AdapterInfo", "ArenaSpec", "Backend", "BaseDirector", "Call", "Cell", "ChannelSpec",
     "CheckResult", "register_channel",
     "CheckSet", "Column",
-    "Decision", "DecisionKind", "DecisionSet", "Director", "EvalItem", "Evidence", "Fact", "ItemResult", "LegResult",
+    "Decision", "DecisionKind", "DecisionSet", "Director", "EvalItem", "Evidence", "Fact", "ItemResult", "LegContext",
+    "LegResult",
     "Pause", "Policy", "Row", "Run", "Scoring", "Stage", "SubjectOf", "ToolCall", "ToolFunction", "ToolKind",
-    "ToolSpec", "TraceEvent", "Turn", "calls_with_results", "check_of", "count_cell", "fail",
+    "ToolSpec", "TraceEvent", "Turn", "calls_with_results", "check_of", "completed", "count_cell", "fail",
     "final_answer", "ids", "named", "native_messages", "ok", "rule_item_passed", "suspended_events", "user_texts",
 ]

@@ -1,0 +1,77 @@
+"""The delegation channels, as an adapter implements them: `nested`, `handoff` and `multi_nested`, registered here
+(by the arena that brings them, not by the core), and the leg context they add, read through `agents_of`/`own_tools`.
+
+- `nested`: the run's agent calls another agent as a tool (`AgentSpec.via == "tool"`), and a gated call of that inner
+  agent pauses the whole run; the decision resumes the inner agent where it stopped, and its answer is the tool's
+  result the run's agent goes on with (`mechanism`: the framework's agent-as-tool API).
+- `handoff`: the run's agent hands control to another agent (`via == "handoff"`), whose gated call pauses the run the
+  same way (`mechanism`: the framework's handoff API).
+- `multi_nested`: several delegates called as tools in one turn each reach their own gated call, and one pause holds
+  them all, each answered on its own (a DecisionSet); `unsupported` where the framework cannot hold them
+  (`mechanism` says what it does instead).
+
+The context travels in `LegContext.extra[AGENTS]` as JSON data, as every arena's own context does (to a worker too).
+A pause in a delegate says whose call it is with `PendingRequest(..., agent=<the delegate's name>)`: a claim the
+delegation checks test against the trace.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from arena.for_adapters import LegContext, ToolSpec
+from arena.for_arenas import ChannelSpec, register_channel
+
+AGENTS = "agents"  # the LegContext.extra key of the delegates
+NESTED, HANDOFF, MULTI_NESTED = "nested", "handoff", "multi_nested"  # the channels' names, for an adapter's info
+
+
+class AgentSpec(BaseModel):
+    """An agent the run's own agent delegates to: what the framework's agent is made of, from which the adapter
+    builds it in its framework's terms. `via` is how the run's agent reaches it: `tool`, called as a tool (its name
+    is the tool's, its one argument `input` the task), or `handoff`, control passes to it with the conversation.
+    `tools` names the harness tools it holds (from `LegContext.tools`); the run's own agent holds the others
+    (`own_tools`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    instructions: str
+    via: Literal["tool", "handoff"] = "tool"
+    tools: tuple[str, ...] = ()
+
+
+def leg_context(agents: list[AgentSpec]) -> dict[str, Any]:
+    """What a leg of a delegating run carries (the arena's `ArenaSpec.leg_context` returns it)."""
+    return {AGENTS: [a.model_dump(mode="json") for a in agents]}
+
+
+def agents_of(ctx: LegContext) -> list[AgentSpec]:
+    """The agents the run's agent delegates to, each holding some of `ctx.tools`; empty: the run is one agent."""
+    return [AgentSpec.model_validate(a) for a in ctx.extra.get(AGENTS, ())]
+
+
+def own_tools(ctx: LegContext, agent: str | None = None) -> list[ToolSpec]:
+    """The tools one agent holds: a delegate's (`agent`, its name) or the run's own agent's (None: every tool no
+    delegate holds)."""
+    agents = agents_of(ctx)
+    specs: list[ToolSpec] = ctx.tools.specs
+    if agent is not None:
+        held = next(a.tools for a in agents if a.name == agent)
+        return [s for s in specs if s.name in held]
+    delegated = {name for a in agents for name in a.tools}
+    return [s for s in specs if s.name not in delegated]
+
+
+for _spec in (
+    ChannelSpec(NESTED, "a delegate called as a tool pauses the whole run at its gated call",
+                events=("suspended", "resumed"), context=(AGENTS,), provider=__name__),
+    ChannelSpec(HANDOFF, "control passes to a delegate whose gated call pauses the run",
+                events=("suspended", "resumed"), context=(AGENTS,), provider=__name__),
+    ChannelSpec(MULTI_NESTED, "one pause holds the gated calls of several delegates called in one turn",
+                events=("suspended", "resumed"), context=(AGENTS,), provider=__name__),
+):
+    register_channel(_spec)
