@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from arena.errors import ArenaError
+
 if TYPE_CHECKING:
     from arena.report.columns import Cell, Column
     from arena.report.matrix import Row
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 NOTE_CHARS = 160  # of each item's reason in `explain` (the run directory's trace has the rest)
 
 
-class ArenaRunError(Exception):
+class ArenaRunError(ArenaError):
     """The arena made no run of the adapter: not installed, declined by the arena, or its environment failed."""
 
 

@@ -22,12 +22,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.errors import ArenaError
+
 POSTGRES_PORT = 54329
 REDIS_PORT = 63799
 USER = "arena"  # the PostgreSQL role the servers are made with (trust authentication, loopback only)
 
 
-class ServiceError(RuntimeError):
+class ServiceError(ArenaError, RuntimeError):
     """A server could not be found, started or stopped: one line saying which and why."""
 
 

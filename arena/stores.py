@@ -35,12 +35,13 @@ from urllib.parse import urlsplit, urlunsplit
 from arena import services
 from arena.run_id import SERVER_STORES, ArenaLabel
 from arena.types import AdapterInfo, Store, StoreKind
+from arena.errors import ArenaError
 
 STORES: tuple[StoreKind, ...] = ("sqlite", "postgres", "redis")
 RESTART = "restart_store"  # the item metadata key: its store's server restarts during the pause
 
 
-class StoreError(RuntimeError):
+class StoreError(ArenaError, RuntimeError):
     """A store's server cannot be reached or prepared: one line (a harness failure, not the framework's)."""
 
 

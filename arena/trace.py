@@ -15,6 +15,7 @@ from typing import Any
 
 from arena import channels
 from arena.types import CORE_EVENTS, TraceEvent
+from arena.errors import ArenaError
 
 ACTIVITY = ("tool_call", "model_call")  # what a run does, as opposed to how its legs ended
 
@@ -55,6 +56,10 @@ class ModelClock:
             return self._closed + (time.monotonic() - self._since if self._open else 0.0)
 
 
+class TraceError(ArenaError, ValueError):
+    """An event of a type neither the core nor a registered channel records."""
+
+
 class TraceRecorder:
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -81,7 +86,7 @@ class TraceRecorder:
 
     def record(self, type: str, *, leg: int | None = None, pid: int | None = None, **fields: Any) -> TraceEvent:
         if type not in CORE_EVENTS and type not in channels.events():
-            raise ValueError(f"unknown trace event type {type!r}: not one of the core's ({', '.join(CORE_EVENTS)}) nor "
+            raise TraceError(f"unknown trace event type {type!r}: not one of the core's ({', '.join(CORE_EVENTS)}) nor "
                              "one a registered channel lists (ChannelSpec.events)")
         with self._lock:
             event = TraceEvent(

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
+from arena.errors import ArenaError
 from arena.report.matrix import Run
 from arena.results import ItemResult, RunSummary
 
@@ -46,7 +47,7 @@ class Silent:
         pass
 
 
-class Declined(Exception):
+class Declined(ArenaError):
     """The arena does not run this adapter (ArenaSpec.declines): nothing would be measured."""
 
 

@@ -24,6 +24,7 @@ from arena.adapter import Adapter
 from arena.types import AdapterInfo, Decision, DecisionSet, LegContext, LegResult
 from arena.worker import forkserver, procs
 from arena.worker.protocol import Reply, Request, WireContext
+from arena.errors import ArenaError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 QUIET_ENV = {
@@ -41,7 +42,7 @@ QUIET_ENV = {
 KILLED_EXIT_S = 10.0  # how long a killed worker's exit status is waited for
 
 
-class WorkerError(RuntimeError):
+class WorkerError(ArenaError, RuntimeError):
     def __init__(self, message: str, remote_traceback: str | None = None):
         super().__init__(message)
         self.remote_traceback = remote_traceback  # the adapter's own, as its worker formatted it

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.errors import SetupError
+
 READY_TIMEOUT_S = 180.0
 # What every worker imports once it runs, whatever the adapter: imported in the server, not in each child.
 WORKER_MODULES = ("arena.worker.__main__", "arena.worker.protocol", "arena.worker.deathsig", "ctypes.util",
@@ -268,7 +270,7 @@ class ForkServer:
                 chunk = sock.recv(1)
             except TimeoutError:
                 sock.close()
-                raise RuntimeError(f"the fork server did not answer within {READY_TIMEOUT_S:g}s") from None
+                raise SetupError(f"the fork server did not answer within {READY_TIMEOUT_S:g}s") from None
             if not chunk:
                 sock.close()
                 raise RuntimeError("the fork server closed the connection")

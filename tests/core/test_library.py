@@ -365,6 +365,26 @@ def test_the_built_in_arenas_import_only_the_public_faces():
     assert not found, "\n".join(found)
 
 
+def test_every_error_class_of_the_core_is_an_arena_error():
+    """Issue 52: what the core raises on purpose is an `ArenaError` (a caller catches one type); the two control-flow
+    exceptions that derive from BaseException (an item's adapter told to exit, the CLI stopped) are not errors."""
+    import importlib
+
+    from arena.errors import ArenaError
+
+    found = []
+    for path in sorted((ROOT / "arena").rglob("*.py")):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id.endswith(("Error", "Exception"))
+                                                      or isinstance(b, ast.Attribute) and b.attr.endswith("Error")
+                                                      for b in node.bases):
+                cls = getattr(importlib.import_module(module), node.name)
+                if issubclass(cls, Exception) and not issubclass(cls, ArenaError):
+                    found.append(f"{module}.{node.name}")
+    assert found == []
+
+
 def test_the_wheel_has_no_top_level_arenas_or_adapters(tmp_path):
     import shutil
     import subprocess
