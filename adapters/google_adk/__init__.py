@@ -67,7 +67,7 @@ note out of the first model request after the resume (`rearrange_events_for_late
 event between the paused call and its result) and shows it from the next request on, after that call's result; by
 then the model has already searched for the next meeting as first asked.
 
-Delegation (the `nested` and `handoff` channels; only when `LegContext.agents` is non-empty): the run's agent (the
+Delegation (the `nested` and `handoff` channels; only when `agents_of(ctx)` is non-empty): the run's agent (the
 desk) is an `LlmAgent` holding only its own tools, with one `LlmAgent` per delegate in its `sub_agents`, each holding
 that delegate's tools (its gated ones are the same `FunctionTool(require_confirmation=True)`). A delegate called as a
 tool is a `mode="single_turn"` sub-agent: ADK offers it to the desk as a tool of its name with one `request` argument
@@ -78,7 +78,7 @@ stopped waiting on unresolved long-running tool call(s) ..., which AgentTool can
 whose docstring and warning point to single_turn sub_agents; measured in
 tests/adapters/google_adk/test_delegation.py). A delegate handed the conversation is a `mode="chat"` sub-agent,
 reached by ADK's automatic `transfer_to_agent(agent_name=...)` tool. The delegate's gated call emits
-`adk_request_confirmation` on an event authored by the delegate: that author is `PendingRequest.agent`. With two
+`adk_request_confirmation` on an event authored by the delegate: that author is the pending call's `agent`. With two
 delegates in one turn each asks on its own event, so the pause collects every unanswered confirmation of the leg. The
 state is the same JSON as ever (sqlite path, session, invocation, the confirmation ids), so a new process resumes it
 from the session store; the confirmations go back in one message via `Runner.run_async(invocation_id=...)`. What ADK

@@ -1,4 +1,4 @@
-"""Delegation (the `nested` and `handoff` channels; only when `LegContext.agents` is non-empty): the desk is an
+"""Delegation (the `nested` and `handoff` channels; only when `agents_of(ctx)` is non-empty): the desk is an
 `LlmAgent` holding only its own tools, with one `LlmAgent` per delegate in its `sub_agents` (`mode="single_turn"`
 for a delegate called as a tool, `mode="chat"` for one handed the conversation)."""
 

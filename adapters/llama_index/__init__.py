@@ -94,7 +94,7 @@ AgentWorkflow offers the root its own handoff tool, named `handoff` with require
 `tool_name == "handoff"`, so it cannot be named `transfer_to_<agent>`). The tool sets `next_agent`; the workflow
 makes it `current_agent_name` and the delegate goes on with the shared chat memory. Its gated call waits in the same
 workflow, so the pause, the saved `Context.to_dict()` (with `current_agent_name` in its store) and the resume are
-the tool_gate channel's, from any process; `PendingRequest.agent` is the store's `current_agent_name` when the
+the tool_gate channel's, from any process; the pending call's `agent` is the store's `current_agent_name` when the
 InputRequiredEvent arrives (llama-index's record of whose turn it is). `nested` (unsupported): llama-index's
 agent-as-tool is its Orchestrator pattern, a FunctionTool whose body awaits `sub_agent.run(user_msg=...)`; the
 adapter builds it that way (a tool named after the agent, one `input` argument) but the sub-agent is a separate

@@ -78,7 +78,7 @@ approval"); the desk's function loop turns that into the tool result "Error: Fun
 goes on. The docstring says so ("Child function approvals are not propagated into the calling agent"): the fix
 for microsoft/agent-framework#4963 is PR #8527 (merged, "fail closed"), not #8442 (closed unmerged, which would
 have resumed the nested approval). The adapter wires `as_tool` as documented and the arena measures that. If a run
-ever pauses with a delegate's request, `PendingRequest.agent` is derived from which delegate holds the pending
+ever pauses with a delegate's request, the pending call's `agent` is derived from which delegate holds the pending
 call's tool (the framework's request names no agent), and the state is the desk's session as above.
 Handoffs (`via: handoff`) are not written yet (no `handoff` channel): agent-framework-core 1.23.0 has none of its
 own; the handoff workflow (`HandoffBuilder`) lives in the separate distribution agent-framework-orchestrations
