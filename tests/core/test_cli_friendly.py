@@ -356,8 +356,9 @@ def test_chromium_that_cannot_be_installed_is_a_skip_with_the_reason(monkeypatch
 def test_the_crewai_skip_says_it_lives_in_its_own_environment():
     if subprocess.run([sys.executable, "-c", "import crewai"], capture_output=True).returncode == 0:
         pytest.skip("crewai is importable here: its tests run instead of skipping")
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-                        "tests/adapters/crewai/test_adapter.py"], capture_output=True, text=True, timeout=120, cwd=REPO)
+    # one process (-n 0): the skip is what is tested, not xdist's start-up, which under CI's load took over 120 s
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-n", "0",
+                        "tests/adapters/crewai/test_adapter.py"], capture_output=True, text=True, timeout=600, cwd=REPO)
     skip = next(line for line in r.stdout.splitlines() if line.startswith("SKIPPED"))
     assert "No module named" not in skip
     assert "environment of its own" in skip and "adapters/envs/crewai.txt" in skip
