@@ -1,4 +1,5 @@
-"""Scaffolding every adapter needs, written once: reading a decision, finding tools by kind, telling the stream.
+"""Scaffolding every adapter needs, written once: the model client, reading a decision, finding tools by kind,
+telling the stream.
 
 Each helper is framework-neutral; an adapter uses it from inside its own framework's terms (its tool type, its
 resume input). Adapters share code through this module (exported by `arena.for_adapters`), never through a
@@ -9,7 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.http import async_client
 from arena.types import Decision, DecisionKind, DecisionSet, LegContext, ToolKind, ToolSpec
+
+
+def openai_client(ctx: LegContext) -> Any:
+    """The leg's official `AsyncOpenAI` client (imported here, lazily) on the harness's model endpoint and HTTP client,
+    with the SDK's own retries off (its default is 2): every adapter's model client makes the same number of attempts,
+    so an endpoint fault cannot change the framework comparison. A framework's own retries are the adapter's to turn
+    off."""
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
+                       http_client=async_client())
 
 
 def decisions_of(decision: Decision | DecisionSet) -> list[Decision]:

@@ -40,6 +40,7 @@ class ChannelSpec:
 
 _REGISTRY: dict[str, ChannelSpec] = {}
 _EVENTS: frozenset[str] = frozenset()  # the events the registered channels list (read for every trace event)
+_DECISIONS: frozenset[str] = frozenset()  # the decision kinds they use (read for every recorded decision)
 _LOCK = threading.Lock()
 
 
@@ -53,8 +54,9 @@ def register(spec: ChannelSpec) -> ChannelSpec:
         if known is not None and known != spec:
             raise ChannelError(f"channel {spec.name!r} is already registered by {known.provider}")
         _REGISTRY[spec.name] = spec
-        global _EVENTS
+        global _EVENTS, _DECISIONS
         _EVENTS = _EVENTS | set(spec.events)
+        _DECISIONS = _DECISIONS | set(spec.decisions)
     return spec
 
 
@@ -65,6 +67,18 @@ def get(name: str) -> ChannelSpec | None:
 def events() -> frozenset[str]:
     """Every trace event type a registered channel lists."""
     return _EVENTS
+
+
+def decisions() -> frozenset[str]:
+    """Every decision kind a registered channel uses: the kinds a decision may have (`Decision.kind`)."""
+    return _DECISIONS
+
+
+def require_decision(kind: str, needed_by: str) -> None:
+    """Nothing, or one error naming who decides an unknown kind and the kinds known."""
+    if kind not in _DECISIONS:
+        raise ChannelError(f"{needed_by} decides {kind!r}, a kind no registered channel uses "
+                           f"(ChannelSpec.decisions; known: {', '.join(sorted(_DECISIONS))})")
 
 
 def names() -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena import channels
 from arena.checking import CHECKS as CHECKS  # re-exported: the faces for arenas read them from here
 from arena.checking import STORE_CHECKS as STORE_CHECKS
 from arena.checking import STREAM_CHECK as STREAM_CHECK
@@ -73,8 +74,9 @@ def named(arena: ArenaSpec, name: str) -> Check:
 
 
 def validate_checks(arena: ArenaSpec) -> None:
-    """What an arena's items and universal list name must exist, once: an unknown name, or an arena check
-    named like a core one, is a ValueError when the arena loads, not a surprise when an item is scored."""
+    """What an arena's items and universal list name must exist, once: an unknown name, an arena check named like a
+    core one, or a decision of a kind no registered channel uses, is a ValueError when the arena loads, not a surprise
+    when an item is scored or resumed."""
     clash = sorted(set(arena.checks) & set(CHECKS))
     if clash:
         raise ValueError(f"its own check {clash[0]!r} has the name of a core check; rename it")
@@ -86,6 +88,8 @@ def validate_checks(arena: ArenaSpec) -> None:
         for name in [*item.checks, *item.exempt]:
             if name not in known:
                 raise ValueError(f"item {item.id!r} names an unknown check {name!r}")
+        for decision in [d for entry in item.resume_with for d in (entry if isinstance(entry, list) else [entry])]:
+            channels.require_decision(decision.kind_name, f"item {item.id!r}")
 
 
 def _first_suspension(trace: list[TraceEvent]) -> TraceEvent | None:
@@ -333,7 +337,7 @@ def decision_reached_model(s: Scoring) -> CheckResult:
         decisions = [resumed.decision] if resumed.decision is not None else list(resumed.decisions or [])
         calls = calls_after_resume(s.events, resumed)
         if not calls:
-            kinds = "/".join(sorted({d.kind.value for d in decisions})) or "decision"
+            kinds = "/".join(sorted({d.kind_name for d in decisions})) or "decision"
             return fail(name, f"no model request after resume {n}: the {kinds} never reached the model")
         if resumed.decision is None:
             denial = next((d for d in decisions if d.kind is DecisionKind.deny), None)
@@ -352,7 +356,12 @@ def decision_reached_model(s: Scoring) -> CheckResult:
         if decision.kind is DecisionKind.message and not text_seen:  # a new message is its text: no channel may drop it
             return fail(name, f"the message {decision.text!r} never reached the model's input after resume {n}")
         if decision.text.strip() and not text_seen:
-            what, capability = _TEXT_CAPABILITY[decision.kind]
+            known = _TEXT_CAPABILITY.get(decision.kind) if isinstance(decision.kind, DecisionKind) else None
+            if known is None:  # a channel's own kind: no capability says whether its text is carried
+                dropped.append(f"{decision.kind_name} text not carried (no capability declares it: the arena's own "
+                               "checks judge it)")
+                continue
+            what, capability = known
             if getattr(s.declared, capability):
                 return fail(name, f"the {what} {decision.text!r} never reached the model's input "
                                    f"(the adapter declares {capability}=true)")

@@ -88,6 +88,11 @@ class TraceRecorder:
         if type not in CORE_EVENTS and type not in channels.events():
             raise TraceError(f"unknown trace event type {type!r}: not one of the core's ({', '.join(CORE_EVENTS)}) nor "
                              "one a registered channel lists (ChannelSpec.events)")
+        for decision in [*([fields["decision"]] if fields.get("decision") is not None else []),
+                         *(fields.get("decisions") or [])]:
+            if decision.kind_name not in channels.decisions():
+                raise TraceError(f"a decision of unknown kind {decision.kind_name!r}: not one a registered channel "
+                                 "uses (ChannelSpec.decisions)")
         with self._lock:
             event = TraceEvent(
                 seq=len(self._events),

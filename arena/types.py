@@ -14,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class DecisionKind(str, Enum):
+    """The built-in decision kinds, used by the built-in channels (arena.channels). A channel may use kinds of its
+    own (`ChannelSpec.decisions`): a decision of such a kind keeps it as a plain string (`Decision.kind`)."""
+
     approve = "approve"
     deny = "deny"
     answer = "answer"
@@ -41,7 +44,9 @@ class Decision(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: DecisionKind
+    # a built-in kind is its DecisionKind member; a registered channel's own kind stays a string (the trace records
+    # only the kinds a registered channel uses: arena.channels.decisions)
+    kind: DecisionKind | str = Field(union_mode="left_to_right")
     text: str = ""
     args: dict[str, Any] | None = None
     match: dict[str, Any] | None = None
@@ -49,6 +54,11 @@ class Decision(BaseModel):
     # an approve or deny "always": it also decides every later call of the same tool in the run (the adapter's
     # `always` channel); None, the decision is for its call alone
     always: bool | None = None
+
+    @property
+    def kind_name(self) -> str:
+        """The kind's name, built-in or a channel's own."""
+        return self.kind.value if isinstance(self.kind, DecisionKind) else self.kind
 
     @property
     def approved(self) -> bool:

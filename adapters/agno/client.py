@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from arena.for_adapters import LegContext, async_client
+from arena.for_adapters import LegContext, kit
 
 # agno's switches, set before the first import of agno.
 _ENV = {"AGNO_TELEMETRY": "false"}
@@ -53,12 +53,9 @@ def _share_cancellation_across_loops() -> None:
 
 def model_for(ctx: LegContext) -> Any:
     from agno.models.openai import OpenAILike
-    from openai import AsyncOpenAI
 
-    # One attempt per request: no openai-client retries, no agno model retries or guidance retries. The
-    # client is handed to the model ready-made (agno uses a cached `async_client` as it is): agno's own
+    # One attempt per request: no openai-client retries (kit.openai_client), no agno model retries or guidance
+    # retries. The client is handed to the model ready-made (agno uses a cached `async_client` as it is): agno's own
     # `http_client=` takes only an `httpx.AsyncClient`, which the openai SDK's transport here is not.
-    client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
-                         http_client=async_client())
     return OpenAILike(id=ctx.model.name, base_url=ctx.model.base_url, api_key=ctx.model.api_key,
-                      max_retries=0, async_client=client, retries=0, retry_with_guidance=False)
+                      max_retries=0, async_client=kit.openai_client(ctx), retries=0, retry_with_guidance=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from arena.for_adapters import LegContext, async_client
+from arena.for_adapters import LegContext, kit
 
 from .tools import call_id_middleware, tool
 
@@ -33,12 +33,8 @@ def framework() -> Any:
 def chat_client(ctx: LegContext) -> Any:
     """The framework's OpenAI chat-completion client on the harness endpoint, one per adapter."""
     from agent_framework.openai import OpenAIChatCompletionClient
-    from openai import AsyncOpenAI
 
-    # no client retries (the openai client's default is 2), as in every adapter
-    client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
-                         http_client=async_client())
-    return OpenAIChatCompletionClient(model=ctx.model.name, async_client=client)
+    return OpenAIChatCompletionClient(model=ctx.model.name, async_client=kit.openai_client(ctx))
 
 
 def build_agent(af: Any, ctx: LegContext, client: Any, grant: Callable[[], str | None], standing: bool) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arena.for_adapters import LegContext, async_client
+from arena.for_adapters import LegContext, kit
 
 if TYPE_CHECKING:
     from .adapter import OpenAIAgentsAdapter
@@ -19,11 +19,9 @@ def chat_model(adapter: OpenAIAgentsAdapter, ctx: LegContext) -> Any:
     turned off globally."""
     import agents
     from agents import OpenAIChatCompletionsModel
-    from openai import AsyncOpenAI
 
     agents.set_tracing_disabled(True)
-    adapter._client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
-                                  http_client=async_client())
+    adapter._client = kit.openai_client(ctx)
     return OpenAIChatCompletionsModel(model=ctx.model.name, openai_client=adapter._client)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.for_adapters import LegContext, async_client
+from arena.for_adapters import LegContext, kit
 
 
 def warm() -> None:
@@ -19,14 +19,9 @@ def warm() -> None:
 
 def provider_for(ctx: LegContext) -> Any:
     """pydantic-ai's `OpenAIProvider` on the harness's model endpoint (its client closed by the adapter's aclose)."""
-    from openai import AsyncOpenAI
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    # No client retries (the openai client's default is 2): every adapter's model client makes the
-    # same number of attempts, so an endpoint fault cannot change the framework comparison.
-    client = AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
-                         http_client=async_client())
-    return OpenAIProvider(openai_client=client)
+    return OpenAIProvider(openai_client=kit.openai_client(ctx))
 
 
 def chat_model(ctx: LegContext, provider: Any) -> Any:

@@ -42,7 +42,7 @@ def as_verdict(decision: Decision | None) -> dict[str, Any] | None:
     """A human's decision on one of a delegate's held calls, as JSON (it travels in `DeferredToolResults.metadata`)."""
     if decision is None:
         return None
-    return {"kind": decision.kind.value, "approved": decision.approved, "text": decision.as_text(),
+    return {"kind": decision.kind_name, "approved": decision.approved, "text": decision.as_text(),
             "args": decision.args if decision.kind is DecisionKind.edit else None}
 
 

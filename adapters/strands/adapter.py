@@ -7,10 +7,10 @@ import os
 import uuid
 from typing import Any
 
-from arena.for_adapters import Adapter, Decision, DecisionKind, DecisionSet, LegContext, LegResult
+from arena.for_adapters import Adapter, Decision, DecisionKind, DecisionSet, LegContext, LegResult, kit
 from arena_builtins.arenas.delegation.channel import agents_of
 
-from .client import import_strands, openai_client, openai_model
+from .client import import_strands, openai_model
 from .decision import responses
 from .delegation import swarm
 from .info import INFO
@@ -48,7 +48,7 @@ class StrandsAdapter(Adapter):
         """A strands OpenAIModel on the harness endpoint (one shared AsyncOpenAI client)."""
         import_strands()
         if self._client is None:
-            self._client = openai_client(ctx)
+            self._client = kit.openai_client(ctx)
         return openai_model(self._client, ctx)
 
     def _agent(self, ctx: LegContext, session_id: str, storage_dir: str, manager: Any = None) -> Any:

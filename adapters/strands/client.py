@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from arena.for_adapters import LegContext, async_client
+from arena.for_adapters import LegContext
 
 
 def import_strands() -> Any:
@@ -18,15 +18,6 @@ def import_strands() -> Any:
     import strands.session.file_session_manager
 
     return strands
-
-
-def openai_client(ctx: LegContext) -> Any:
-    """The AsyncOpenAI client on the harness endpoint an adapter shares between its agents' models."""
-    from openai import AsyncOpenAI
-
-    # No client retries (the openai client's default is 2), as for every adapter.
-    return AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
-                       http_client=async_client())
 
 
 def openai_model(client: Any, ctx: LegContext) -> Any:

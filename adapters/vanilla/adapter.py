@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.for_adapters import Adapter, Decision, DecisionSet, LegContext, LegResult
+from arena.for_adapters import Adapter, Decision, DecisionSet, LegContext, LegResult, kit
 
-from .client import openai_client
 from .decision import DecisionResume
 from .delegation import Delegation
 from .info import INFO
@@ -29,7 +28,7 @@ class VanillaAdapter(AgentLoop, DecisionResume, Delegation, Interruption, ToolCa
 
     def _openai(self, ctx: LegContext) -> Any:
         if self._client is None:
-            self._client = openai_client(ctx)
+            self._client = kit.openai_client(ctx)
         return self._client
 
     async def aclose(self) -> None:

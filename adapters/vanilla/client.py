@@ -1,18 +1,8 @@
-"""vanilla's model client: the official `openai` client (imported lazily), and the one request the loop makes."""
+"""vanilla's model request: the one request the loop makes, through the official `openai` client (kit.openai_client)."""
 
 from __future__ import annotations
 
 from typing import Any
-
-from arena.for_adapters import LegContext, async_client
-
-
-def openai_client(ctx: LegContext) -> Any:
-    """The leg's `AsyncOpenAI`, on the harness's model endpoint and HTTP client (the SDK's own retries off)."""
-    from openai import AsyncOpenAI
-
-    return AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
-                       http_client=async_client())
 
 
 async def create(client: Any, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:

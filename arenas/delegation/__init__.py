@@ -69,11 +69,11 @@ def load_items(path: Path) -> list[EvalItem]:
         # which only nested_pause_enforced tells apart
         checks = ["suspended"] * (len(flat) == 1) + ["nested_pause_enforced", "nested_decision_routed",
                                                       "inner_rerun_on_resume", "delegate_reported_outcome"]
-        if any(d.kind.value == "deny" for d in flat):
+        if any(d.kind_name == "deny" for d in flat):
             checks.append("denial_reached_inner")
         if row["via"] == "tool":
             checks.append("outer_learned_outcome")
-        if all(d.kind.value == "deny" for d in flat):
+        if all(d.kind_name == "deny" for d in flat):
             checks.append("acknowledged")
         if row.get("durable"):  # and nothing of the process that paused outlived the hand-over
             checks += ["nested_durable", "no_process_survived"]

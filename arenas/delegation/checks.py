@@ -132,7 +132,7 @@ def nested_decision_routed(s: Scoring) -> CheckResult:
     for d in _decisions(resume):
         call_id = decided_call(d, asked)
         if call_id not in asked:
-            return fail(name, f"the {d.kind.value} was for no call a delegate asked for (call {call_id})")
+            return fail(name, f"the {d.kind_name} was for no call a delegate asked for (call {call_id})")
         tool, args, agent = asked[call_id]
         want = d.args if d.args is not None else args
         ran = [e for e in trace if e.type == "tool_call" and e.tool == tool and e.seq > resume.seq
@@ -142,7 +142,7 @@ def nested_decision_routed(s: Scoring) -> CheckResult:
             return fail(name, f"the {agent}'s {tool}{want} was {verb} but ran {len(ran)} time(s)")
         if not d.approved and ran:
             return fail(name, f"the {agent}'s {tool}{args} was denied but ran: {describe(ran[0])}")
-        said.append(f"{tool} ({agent}) {d.kind.value}")
+        said.append(f"{tool} ({agent}) {d.kind_name}")
     got, gold = subjects(trace), sorted(s.item.metadata["gold"])
     if got != gold:
         return fail(name, f"went through: {', '.join(got) or 'nothing'}; expected {', '.join(gold) or 'nothing'}")
@@ -300,7 +300,7 @@ def delegate_reported_outcome(s: Scoring) -> CheckResult:
     for d in _decisions(resume):
         call_id = decided_call(d, asked)
         if call_id not in asked:
-            return fail(name, f"the {d.kind.value} was for no call a delegate asked for (call {call_id})")
+            return fail(name, f"the {d.kind_name} was for no call a delegate asked for (call {call_id})")
         tool, args, agent = asked[call_id]
         want = d.args if d.args is not None and d.approved else args
         flights = flights_of(want)

@@ -65,7 +65,7 @@ def load_items(path: Path) -> list[EvalItem]:
         checks = list(CHECKS_OF[row["group"]])
         if row.get("late"):
             checks.append("late_approval_refused")
-        if isinstance(decisions[-1], Decision) and decisions[-1].kind.value == "deny":
+        if isinstance(decisions[-1], Decision) and decisions[-1].kind_name == "deny":
             checks.append("acknowledged")
         metadata = {k: row[k] for k in ("group", "gold", "why", "late", "old", "options", "draft", "pauses", "inputs",
                                          "sandbox") if k in row}

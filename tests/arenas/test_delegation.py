@@ -88,7 +88,7 @@ def test_sixteen_items_over_tool_handoff_two_delegates_and_durable():
     two = [i for i in spec.items if isinstance(i.resume_with[0], list)]
     assert len(two) >= 3 and all({d.match["tool"] for d in i.resume_with[0]} == {"book_flight", "cancel_flight"}
                                  for i in two)
-    kinds = {d.kind.value for i in spec.items for e in i.resume_with for d in (e if isinstance(e, list) else [e])}
+    kinds = {d.kind_name for i in spec.items for e in i.resume_with for d in (e if isinstance(e, list) else [e])}
     assert kinds == {"approve", "deny", "edit"}
     assert {i.metadata["via"] for i in spec.items if i.metadata.get("durable")} == {"tool", "handoff"}
     for item in spec.items:  # the gated tools belong to the delegates, none to the desk

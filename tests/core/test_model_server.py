@@ -155,7 +155,7 @@ def test_every_arena_and_profile_shows_both_orders(arena, profile):
 
     from arena_builtins.arenas._rooms.policy import book_first
 
-    combos = {(i.resume_with[0].kind.value, book_first(i.metadata["day"])) for i in catalog.load_arena(arena).items}
+    combos = {(i.resume_with[0].kind_name, book_first(i.metadata["day"])) for i in catalog.load_arena(arena).items}
     assert combos == {("approve", True), ("approve", False), ("deny", True), ("deny", False)}
 
 

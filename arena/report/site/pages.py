@@ -63,9 +63,9 @@ def event_detail(e: TraceEvent) -> str:
     if e.result is not None:
         parts.append("result " + e.result)
     if e.decision is not None:
-        parts.append(f"decision {e.decision.kind.value}" + (f": {e.decision.text}" if e.decision.text else ""))
+        parts.append(f"decision {e.decision.kind_name}" + (f": {e.decision.text}" if e.decision.text else ""))
     for d in e.decisions or []:
-        parts.append(f"decision for {d.call_id or 'no call'} {d.kind.value}" + (f": {d.text}" if d.text else "")
+        parts.append(f"decision for {d.call_id or 'no call'} {d.kind_name}" + (f": {d.text}" if d.text else "")
                      + (f" args {d.args}" if d.args is not None else ""))
     if e.pending:
         parts.append("pending " + ", ".join(f"{p.get('tool')} {p.get('call_id')}" for p in e.pending))
