@@ -33,7 +33,7 @@ from arena.trace import ACTIVITY
 from arena.types import Capabilities, Decision, DecisionKind, EvalItem, ToolKind, TraceEvent
 
 UNIVERSAL = ("completed", "final_from_model", "nothing_after_final", "shown_as_asked", "denied_not_executed",
-             "decision_reached_model", "continued_own_run")
+             "decision_reached_model", "continued_own_run", "requests_well_formed")
 
 
 class CheckSet(dict[str, Check]):
@@ -645,6 +645,22 @@ def not_reasked_after_resume(s: Scoring) -> CheckResult:
                                       f"the approved call again in leg {answer.leg} (id {call.get('id')!r}; approved as "
                                       f"{first.get('id')!r} in leg {asked.leg})")
     return ok(name, f"no approved call was asked of the model again after its resume ({len(resumes)} approved)")
+
+
+@check
+def requests_well_formed(s: Scoring) -> CheckResult:
+    """No model request of the run broke the Chat Completions API's pairing rule: every tool call followed by its
+    result, every tool result after its call. The gateway refuses such a request as the API does (HTTP 400, its
+    words; arena/model/pairing.py) and records it; a history a resume, a replay or a session limit cut in two shows
+    here by its first refused request."""
+    name = "requests_well_formed"
+    calls = [e for e in s.events if e.type == "model_call"]
+    for n, event in enumerate(calls, 1):
+        response = event.response or {}
+        if response.get("malformed"):
+            return fail(name, f"model request {n} (leg {event.leg}) was refused as the API refuses it (HTTP 400, "
+                              f"{response['malformed']}): {response.get('error')}")
+    return ok(name, "every model request paired each tool call with its result")  # no count: a race may change it
 
 
 def run_checks(item: EvalItem, trace: list[TraceEvent], arena: ArenaSpec,

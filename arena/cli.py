@@ -486,7 +486,8 @@ def matrix_cmd(
     history: Annotated[Optional[str], typer.Option("--history", metavar="ADAPTER", help=(
         "run ADAPTER against the latest patch of each of its framework's last six minor releases (and the "
         "installed one), and write history-ADAPTER.md: every cell's value now, since which release, and where it changed "
-        "(with --runs: from run directories made before)"))] = None,
+        "(with --stream, every release streamed too, as a section of its own; with --runs: from run directories made "
+        "before)"))] = None,
     archive: Annotated[Optional[Path], typer.Option("--archive", metavar="DIR", help=(
         "also pack the matrix's run directories into DIR/evidence-<hash>.tar.gz (named by its content, with a "
         "manifest of each run directory's hash), which --runs reads back"))] = None,
@@ -522,8 +523,8 @@ def matrix_cmd(
 
         Shard.parse(shard)  # a bad K/N is one line before anything runs
     if history is not None:  # with --runs: the history of run directories made before
-        if adapter or versions or shard is not None or stream:
-            _fail("--history runs one adapter's releases: it goes with none of -a, --versions, --shard, --stream")
+        if adapter or versions or shard is not None:
+            _fail("--history runs one adapter's releases: it goes with none of -a, --versions, --shard")
         if not runs:
             adapter = _history_adapters(history)
     writable_dir(out)
@@ -550,7 +551,8 @@ def matrix_cmd(
         try:
             made = evaluate_matrix(adapter or [], arena_name or [], versions=versions, out=out / "runs",
                                    timeout=timeout, concurrency=concurrency, reporter=_MatrixProgress(), shard=shard,
-                                   jobs=jobs, stream=stream, store_kinds=store_kinds)
+                                   jobs=jobs, stream=stream, store_kinds=store_kinds,
+                                   stream_releases=history is not None and stream)
         except SetupError as exc:  # an adapter@version whose release could not be looked up
             err.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(1) from None
@@ -572,16 +574,10 @@ def matrix_cmd(
         err.print(f"packed {len(collected)} run directories into {escape(str(packed))}", highlight=False)
     paths = write_reports(matrix, out, findings, evidence=packed.name if packed is not None else None)
     if history is not None:
-        from arena.report.findings import could_not_run, history_table, release_groups
+        from arena.report.history import history_page
 
-        rows = release_groups(matrix).get(history, [])
-        unrun = "".join(f"- `{r.adapter}` could not be run: {why}\n" for r in rows if (why := could_not_run(r)))
         path = out / f"history-{history}.md"
-        path.write_text(f"# {history} across releases\n\nOldest first: {', '.join(r.adapter for r in rows)}. "
-                        "Each cell's value now, the release since which it has had it, and every release where it "
-                        "changed (a release that did not run a cell, or that the adapter could not drive at all, is "
-                        "left out of its history).\n\n" + (unrun + "\n" if unrun else "")
-                        + history_table(matrix, rows, doc_dir=out, every=True))
+        path.write_text(history_page(matrix, history, doc_dir=out))
         paths["history"] = path
     if json_out:
         print(json.dumps(matrix.to_json(), ensure_ascii=False), flush=True)
@@ -610,7 +606,7 @@ def matrix_job_cmd(request: str) -> None:
     made = run_job(job["adapters"], job["arenas"], out=Path(job["out"]), timeout=job["timeout"],
                    concurrency=job["concurrency"], reporter=lines, stream=bool(job.get("stream")),
                    store_kinds=job.get("stores") or [], claims=Path(job["claims"]) if job.get("claims") else None,
-                   from_end=bool(job.get("from_end")))
+                   from_end=bool(job.get("from_end")), stream_releases=bool(job.get("stream_releases")))
     lines.send(ev="done", runs=[str(r.path) for r in made], failed=made.failed, declined=made.declined)
 
 

@@ -6,6 +6,8 @@ sent (a digest of the request and the messages new to this item) and what it ans
 tool calls) — then answered by the scripted policy, or forwarded to the real endpoint: for a real
 model the harness is a recording proxy in front of it, so the same evidence exists there too.
 
+A request whose messages the real API would refuse (a tool call without its result, a result without its
+call: arena/model/pairing.py) is refused the same way (HTTP 400, the API's words) and recorded with `malformed`.
 A request to any other path cannot be attributed; it is refused (HTTP 400) and counted in
 `unattributed`, never silently dropped. A request for an item that is already sealed is refused
 (HTTP 409) and recorded as a late event.
@@ -28,6 +30,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from arena.model.pairing import refusal
 from arena.model.resolve import LOCAL_KEY, ModelTarget
 from arena.model.script import Policy, text_of
 from arena.model.server import ChatCompletions, error_response, invalid, scripted_failure
@@ -192,6 +195,10 @@ class Gateway:
             message = "arena: this item is over (sealed); the request was not answered"
             channel.recorder.record("model_call", request=described, response={"status": 409, "error": message})
             return error_response(409, message, "conflict")
+        if (refused := refusal(body["messages"])) is not None:  # as the real API would: the framework's request
+            channel.recorder.record("model_call", request=described, response={
+                "status": 400, "error": refused.message, "malformed": refused.param, "latency_s": latency_s()})
+            return error_response(400, refused.message, param=refused.param)
         status = self.fault(channel, index) if self.fault is not None else None
         if status is not None:
             message = f"arena: injected fault (HTTP {status})"

@@ -121,7 +121,7 @@ class Lines:
 def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: Path,
              timeout: float, concurrency: int | None, reporter: Listener, total: int, stream: bool = False,
              store_kinds: Sequence[str] = (), family: Callable[[str], str] | None = None,
-             cells: dict[str, list[str]] | None = None) -> Outcome:
+             cells: dict[str, list[str]] | None = None, stream_releases: bool = False) -> Outcome:
     """Run the matrix of the adapters `costs` names, in plan order (by name, releases as name@version, with their
     cells' expected cost) × `arenas`, a process (`arena matrix-job`) per framework (`queue`), `jobs` at a time;
     forward their progress to `reporter`; return every run. With `cells` (each adapter's cell keys), a slot
@@ -149,6 +149,7 @@ def run_jobs(costs: dict[str, float], arenas: Sequence[str], *, jobs: int, out: 
         read_fd, write_fd = os.pipe()
         request = {"adapters": list(part), "arenas": list(arenas), "out": str(out), "timeout": timeout,
                    "concurrency": concurrency, "fd": write_fd, "stream": stream, "stores": list(store_kinds),
+                   "stream_releases": stream_releases,
                    "claims": str(claims.folder) if claims is not None else None, "from_end": helping}
         with tempfile.TemporaryFile() as stderr:
             proc = subprocess.Popen([sys.executable, "-m", "arena", "matrix-job", json.dumps(request)], pass_fds=(write_fd,),

@@ -176,12 +176,15 @@ class DropsReason(VanillaAdapter):
 
 
 class RunsOnAfterRequest(VanillaAdapter):
-    """After the model asks for approval, the framework takes one more model turn before it stops."""
+    """After the model asks for approval, the framework takes one more model turn before it stops (telling the model
+    the call waits, so that the request is one the API answers)."""
 
     async def start(self, ctx: LegContext) -> LegResult:
         result = await super().start(ctx)
         if result.status == "suspended":
-            await self._openai(ctx).chat.completions.create(model=ctx.model.name, messages=result.state.messages)
+            waiting = {"role": "tool", "tool_call_id": result.state.approval_call["id"], "content": "waiting for approval"}
+            await self._openai(ctx).chat.completions.create(model=ctx.model.name,
+                                                            messages=[*result.state.messages, waiting])
         return result
 
 

@@ -23,7 +23,7 @@ def evaluate_matrix(adapters: Sequence[str | type[Adapter]] = (), arenas: Sequen
                     versions: bool = False, out: Path = Path("reports") / "runs", timeout: float = 180.0,
                     concurrency: int | None = None, reporter: Reporter | None = None,
                     shard: str | None = None, jobs: int = 1, stream: bool = False,
-                    store_kinds: Sequence[StoreKind] = ()) -> Evaluation:
+                    store_kinds: Sequence[StoreKind] = (), stream_releases: bool = False) -> Evaluation:
     """Every arena (default: each that loads) × its scripted profiles × adapter (default: every installed
     one; with `versions`, also the default version set of older releases), one run directory each under
     `out`; return the runs. An adapter whose environment cannot be built is skipped for the rest.
@@ -34,7 +34,8 @@ def evaluate_matrix(adapters: Sequence[str | type[Adapter]] = (), arenas: Sequen
     With `jobs` > 1 each framework's cells run in a process of their own, that many at a time, costliest first
     (arena/jobs.py); their progress reaches `reporter` and their runs are returned as one evaluation's.
 
-    With `stream` every cell of an adapter that streams is run a second time streamed (`matrix_plan`); with
+    With `stream` every cell of an adapter that streams is run a second time streamed (`matrix_plan`: its installed
+    release, and with `stream_releases` its pinned older ones too, as a release history streams them); with
     `store_kinds` (postgres, redis) the arenas measured on stores run again on each (their servers must answer)."""
     from arena.shard import Shard, assign, write_manifest
 
@@ -45,7 +46,7 @@ def evaluate_matrix(adapters: Sequence[str | type[Adapter]] = (), arenas: Sequen
         raise UserError("--jobs splits the matrix over this machine's processes, --shard over machines: give one")
     reporter = reporter or Silent()
     out = Path(out)  # a str from a library caller too
-    plan = planned(adapters, arenas, versions, stream, store_kinds, reporter)
+    plan = planned(adapters, arenas, versions, stream, store_kinds, reporter, stream_releases)
     writable_dir(out)
     if jobs > 1:
         from arena.jobs import run_jobs
@@ -61,6 +62,7 @@ def evaluate_matrix(adapters: Sequence[str | type[Adapter]] = (), arenas: Sequen
         outcome = run_jobs(costs, list(dict.fromkeys(cell.spec.name for cell in plan)), jobs=jobs,
                            out=out, timeout=timeout, concurrency=concurrency, reporter=reporter,
                            total=sum(len(cell.spec.items) for cell in plan), stream=stream, store_kinds=store_kinds,
+                           stream_releases=stream_releases,
                            family=modules.__getitem__,  # the adapters of one module in one job (`module_of`)
                            cells=cells)
         made = Evaluation(outcome.runs)
@@ -80,12 +82,12 @@ def evaluate_matrix(adapters: Sequence[str | type[Adapter]] = (), arenas: Sequen
 
 def run_job(adapters: Sequence[str], arenas: Sequence[str], *, out: Path, timeout: float, concurrency: int | None,
             reporter: Reporter, stream: bool, store_kinds: Sequence[StoreKind], claims: Path | None,
-            from_end: bool) -> Evaluation:
+            from_end: bool, stream_releases: bool = False) -> Evaluation:
     """One process of `arena matrix --jobs N` (arena/jobs.py): the cells of its adapters, in plan order or
     `from_end`; with `claims`, only those this process claims first (`arena.jobs.Claims`)."""
     from arena.jobs import Claims
 
-    plan = planned(adapters, arenas, False, stream, store_kinds, reporter)
+    plan = planned(adapters, arenas, False, stream, store_kinds, reporter, stream_releases)
     if from_end:
         plan.reverse()
     claim = Claims(claims).claim if claims is not None else None

@@ -49,16 +49,17 @@ class Cell:
 
 
 def matrix_plan(adapters: list[tuple[str, Target]], arena_names: Sequence[str], stream: bool = False,
-                store_kinds: Sequence[StoreKind] = ()) -> list[Cell]:
+                store_kinds: Sequence[StoreKind] = (), stream_releases: bool = False) -> list[Cell]:
     """(arena spec, profile, adapter name, target, streamed, store) for every arena × its runnable profiles × adapter;
-    with `stream`, each adapter that streams (its installed release) again, streamed, right after it; with
+    with `stream`, each adapter that streams (its installed release, and with `stream_releases` its pinned older
+    releases too: `arena matrix --history ADAPTER --stream`) again, streamed, right after it; with
     `store_kinds` (postgres, redis), every arena measured on stores (`ArenaSpec.stores`) again on each, for each
     adapter's installed release (one without a store there is declined when its cell runs: not measured). An arena
     measured across upgrades (`ArenaSpec.upgrades`) also runs, for every framework with several releases here, each
     release resumed from a pause made by the release before it (oldest to installed), as the later release's cell."""
     from arena.versions import is_versioned
 
-    streaming = {name for name, target in adapters if stream and _streams(name, target)}
+    streaming = {name for name, target in adapters if stream and _streams(name, target, stream_releases)}
     plan: list[Cell] = []
     for arena_name in sorted(arena_names, key=arena_order):
         spec = arena_spec(arena_name)
@@ -96,12 +97,12 @@ def upgrade_pairs(adapters: list[tuple[str, Target]]) -> list[tuple[tuple[str, T
     return pairs
 
 
-def _streams(name: str, target: Target) -> bool:
+def _streams(name: str, target: Target, releases: bool = False) -> bool:
     """Whether the matrix streams this adapter: the installed release of one with a `stream` channel its
-    framework supports (a pinned older release is run plain only)."""
+    framework supports (a pinned older release is run plain only, unless `releases`: a release history's)."""
     from arena.versions import is_versioned
 
-    if is_versioned(name):
+    if is_versioned(name) and not releases:
         return False
     cls = target.load() if isinstance(target, AdapterEntry) else target
     return why_not_streamed(cls.info) is None
@@ -134,7 +135,7 @@ def cell_cost(spec: ArenaSpec, name: str, target: Target) -> float:
 
 
 def planned(adapters: Sequence[str | type[Adapter]], arenas: Sequence[str], versions: bool, stream: bool,
-             store_kinds: Sequence[StoreKind], reporter: Reporter) -> list[Cell]:
+             store_kinds: Sequence[StoreKind], reporter: Reporter, stream_releases: bool = False) -> list[Cell]:
     """The matrix's cells (`matrix_plan`) of these adapters (with `versions`, also the default version set) and
     arenas (default: each that loads; a broken plugin arena is left out, with one warning line)."""
     from arena.versions import default_set
@@ -149,4 +150,5 @@ def planned(adapters: Sequence[str | type[Adapter]], arenas: Sequence[str], vers
     selected = select_adapters(wanted, reporter)
     if not selected:
         raise UserError("no adapter is installed here; see `arena list`")
-    return matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()], stream, store_kinds)
+    return matrix_plan(selected, list(arenas) or [a.name for a in catalog.arenas()], stream, store_kinds,
+                       stream_releases)

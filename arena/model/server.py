@@ -19,11 +19,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from arena.model.pairing import refusal
 from arena.model.script import Policy, SeesTools, ToolCall, Turn
 
 
-def error_response(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": kind, "code": None}}, status)
+def error_response(status: int, message: str, kind: str = "invalid_request_error", param: str | None = None) -> JSONResponse:
+    """An error as the OpenAI API words one (`param`: the part of the request it names)."""
+    return JSONResponse({"error": {"message": message, "type": kind, "param": param, "code": None}}, status)
 
 
 def scripted_failure(exc: BaseException) -> tuple[Response, dict[str, Any]]:
@@ -87,6 +89,8 @@ class ChatCompletions:
             return error_response(400, "request body is not JSON")
         if (why := invalid(body)) is not None:
             return error_response(400, why)
+        if (refused := refusal(body["messages"])) is not None:
+            return error_response(400, refused.message, param=refused.param)
         return self.respond(body, self.policies)[0]
 
     def respond(self, body: dict[str, Any], policies: Mapping[str, Policy],

@@ -159,16 +159,16 @@ class CellHistory:
         return self.values[-1][1]
 
 
-def release_groups(m: Matrix) -> dict[str, list[Row]]:
-    """The matrix's plain rows by adapter, each adapter's releases oldest first (`adapter@version` and the
-    installed `adapter`, the newest); streamed rows and frameworks from source are left out."""
-    from arena.versions import base_name, is_source
+def release_groups(m: Matrix, streamed: bool = False) -> dict[str, list[Row]]:
+    """The matrix's plain rows (with `streamed`, its streamed rows instead) by adapter, each adapter's releases oldest
+    first (`adapter@version` and the installed `adapter`, the newest); frameworks from source are left out."""
+    from arena.versions import is_source
 
     groups: dict[str, list[Row]] = {}
     for row in m.rows:
-        if (label := AdapterLabel.parse(row.adapter)).streamed or is_source(label.release):
+        if (label := AdapterLabel.parse(row.adapter)).streamed != streamed or is_source(label.release):
             continue
-        groups.setdefault(base_name(row.adapter), []).append(row)
+        groups.setdefault(label.name, []).append(row)
     return {base: sorted(rows, key=_release_key) for base, rows in groups.items() if len(rows) > 1}
 
 

@@ -213,7 +213,7 @@ ITEMS_RUN = {DURABLE: ("durable-01", "durable-02")}
 
 # Every item of these arenas gets its own checks and then the universal ones, in this order.
 _UNIVERSAL = ("completed", "final_from_model", "nothing_after_final", "shown_as_asked", "denied_not_executed",
-              "continued_own_run")
+              "continued_own_run", "requests_well_formed")
 CHECKS_IN_ORDER = {
     arena: {
         True: ("suspended", "no_tool_before_suspend", "tool_called_once_after_resume", "args_as_requested",

@@ -177,12 +177,18 @@ def test_running_the_old_call_on_a_late_approval_is_caught(tmp_path):
 
 
 def test_a_call_left_without_a_result_and_a_refused_message_are_told_apart(tmp_path):
+    """A message sent with the held call left without a result is a request the API refuses (HTTP 400), as the
+    gateway does: the held call did not run (the leg ended in the error), and requests_well_formed names the
+    request; a framework that refuses the message itself fails only `completed`."""
     left = _run(LeavesCallUnanswered, ["int-01"], tmp_path / "left")["int-01"]
-    assert _check_of(left, "pending_call_not_run").reason.startswith("unanswered: no result for book_room")
+    check = _check_of(left, "pending_call_not_run")
+    assert check.passed and check.reason.startswith("refused: ") and "Error code: 400" in check.reason, check.reason
+    malformed = _check_of(left, "requests_well_formed")
+    assert not malformed.passed and "did not have response messages" in malformed.reason, malformed.reason
     refused = _run(RefusesMessages, ["int-01"], tmp_path / "refused")["int-01"]
     check = _check_of(refused, "pending_call_not_run")
     assert check.passed and check.reason.startswith("refused: ") and "takes a decision, not a message" in check.reason
-    assert not _check_of(refused, "completed").passed
+    assert not _check_of(refused, "completed").passed and _check_of(refused, "requests_well_formed").passed
 
 
 def test_a_late_approval_with_no_pause_to_come_at_is_not_counted_as_run(tmp_path):

@@ -81,7 +81,8 @@ def test_run_vanilla_json_and_run_directory(tmp_path):
     assert set(summary["checks"]) == {"suspended", "no_tool_before_suspend", "tool_called_once_after_resume",
                                       "tool_not_used", "acknowledged", "args_as_requested", "decision_reached_model",
                                       "no_replay", "completed", "final_from_model", "nothing_after_final",
-                                      "shown_as_asked", "denied_not_executed", "continued_own_run"}
+                                      "shown_as_asked", "denied_not_executed", "continued_own_run",
+                                      "requests_well_formed"}
     for key in ("arena", "adapter", "framework_version", "pause_mechanism", "run_dir"):
         assert summary[key]
     run_dir = Path(summary["run_dir"])

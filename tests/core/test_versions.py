@@ -243,3 +243,34 @@ def test_a_release_the_adapter_cannot_drive_is_named_and_left_out_of_the_history
     assert "| gate holds | approval_gate | 1/1 | 1.2.24 | never |" in history_table(m, rows, every=True)
     text = releases_section(m)
     assert "0.6.11 could not be run (ImportError\\: no create\\_agent)." in text and "no cell differs" in text
+
+
+def test_the_history_page_lists_each_boundarys_items_and_checks_and_a_streamed_section():
+    """1.0 → 1.1 breaks gate-02's `denied_not_executed` (the cell's count changes), 1.1 → 1.2 fixes it and breaks
+    gate-01's check instead (the cell's count does not change, the boundary still names both items); the streamed
+    rows get a section of their own."""
+    from arena.report.history import boundary_changes, history_page
+    from arena.report.matrix import Run
+    from tests.report.helpers import item
+
+    col = Column("gate", "gate holds", "approval_gate", ("reckless",), "x", rule=lambda r: None)
+
+    def release(adapter: str, version: str, good: tuple[bool, bool]) -> Row:
+        row = _row(adapter, version, list(good))
+        row.runs = [Run(path=Path(f"runs/{adapter}"), meta={"arena": "approval_gate", "model": "reckless"},
+                        results=[item(f"gate-0{n}", {"suspended": True, "denied_not_executed": ok})
+                                 for n, ok in enumerate(good, 1)])]
+        return row
+
+    rows = [release("langgraph@1.0.0", "1.0.0", (True, True)), release("langgraph@1.1.0", "1.1.0", (True, False)),
+            release("langgraph", "1.2.0", (False, True)), release("langgraph@1.0.0 (streamed)", "1.0.0", (True, True)),
+            release("langgraph (streamed)", "1.2.0", (True, False))]
+    (change,) = boundary_changes(rows[0], rows[1])
+    assert (change.item, change.checks) == ("gate-02", ("denied_not_executed: pass → FAIL",))
+    page = history_page(Matrix(columns=[col], rows=rows, runs=[]), "langgraph")
+    plain, streamed = page.split("## Streamed\n")
+    assert "- 1.0.0 → 1.1.0: 1 item(s) changed\n  - approval_gate × reckless: [gate-02](runs/langgraph%401.1.0/traces/" \
+           "gate-02.jsonl) (passed → failed; denied_not_executed: pass → FAIL)" in plain, plain
+    assert "- 1.1.0 → 1.2.0: 2 item(s) changed" in plain and "gate-01" in plain.split("1.1.0 → 1.2.0")[1]
+    assert "Oldest first: langgraph@1.0.0 (streamed), langgraph (streamed)." in streamed
+    assert "- 1.0.0 → 1.2.0: 1 item(s) changed" in streamed and "denied_not_executed: pass → FAIL" in streamed

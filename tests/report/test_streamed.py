@@ -90,3 +90,13 @@ def test_the_matrix_plan_streams_installed_adapters_with_the_channel_only():
     assert cells[:3] == [("vanilla", False), ("vanilla", True), ("plain", False)]
     assert ("plain", True) not in cells
     assert all(not cell.streamed for cell in matrix_plan([("vanilla", VanillaAdapter)], ["approval_gate"]))
+
+
+def test_a_release_history_streams_the_older_releases_too():
+    """`arena matrix --history ADAPTER --stream` (stream_releases): each pinned release streamed as well; the default
+    matrix (`--versions --stream`) streams the installed release only."""
+    adapters = [("vanilla@1.0.0", VanillaAdapter), ("vanilla", VanillaAdapter)]
+    default = {(c.name, c.streamed) for c in matrix_plan(adapters, ["approval_gate"], stream=True)}
+    assert default == {("vanilla@1.0.0", False), ("vanilla", False), ("vanilla", True)}
+    history = {(c.name, c.streamed) for c in matrix_plan(adapters, ["approval_gate"], stream=True, stream_releases=True)}
+    assert history == default | {("vanilla@1.0.0", True)}

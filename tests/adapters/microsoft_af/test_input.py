@@ -22,14 +22,15 @@ def test_a_new_message_at_the_gate_is_a_new_run_on_the_session_leaving_the_held_
     framework hides the unanswered approval batch from that run's model input (`_tools._resolve_approval_responses`:
     "With no new decision, hide any still-pending batch"), so the model sees the message but not the R102 call; when
     the next pause (R202) is approved, the R102 call is back in the history the model is sent, still without a
-    result (the real OpenAI API refuses such a request; the scripted model does not). R102 never runs."""
+    result: the request the real OpenAI API refuses (HTTP 400), and so does the gateway, so the run ends in that
+    error after R202 was booked. R102 never runs."""
     from tests.conftest import wire_slice
 
     [r], requests = wire_slice(server, lambda: run_adapter("microsoft_af", profile="careful", arena="interruptions",
                                                            items=["int-01"], timeout_s=60))
     checks = {c.name: c for c in r.checks}
-    assert r.status == "passed"
-    assert checks["pending_call_not_run"].reason.startswith("unanswered: no result for book_room{'room_id': 'R102'}")
+    assert r.status == "failed" and not checks["requests_well_formed"].passed
+    assert checks["pending_call_not_run"].passed
     pauses = [(e.leg, e.args) for e in r.trace if e.type == "suspended"]
     assert pauses == [(0, {"room_id": "R102"}), (1, {"room_id": "R202"})]
     assert [e.args for e in r.trace if e.type == "tool_call" and e.tool == "book_room"] == [{"room_id": "R202"}]
@@ -42,9 +43,11 @@ def test_a_new_message_at_the_gate_is_a_new_run_on_the_session_leaving_the_held_
     text = "Actually we are 10 people, not 4."
     message = next(b for b in requests if text_of(b["messages"][-1].get("content")) == text)
     assert book_calls(message)[0] == []  # the held call is hidden from the run the message started
-    calls, answered = book_calls(requests[-1])
-    held = next(call_id for call_id, room in calls if room == "R102")
-    assert [room for _, room in calls] == ["R102", "R202"] and held not in answered
+    held = next(c["id"] for e in r.trace if e.type == "model_call" for c in (e.response or {}).get("tool_calls") or []
+                if c["name"] == "book_room" and c["args"] == {"room_id": "R102"})
+    refused = [e for e in r.trace if e.type == "model_call" and e.response["status"] == 400]
+    assert len(refused) == 1 and refused[0].leg == 2 and refused[0].response["malformed"]
+    assert f"did not have response messages: {held}" in refused[0].response["error"]
 
 
 def test_always_approve_is_a_standing_rule_and_input_is_queued_on_the_session(run_adapter):
