@@ -14,15 +14,22 @@ from arena.http import async_client
 from arena.types import Decision, DecisionKind, DecisionSet, LegContext, ToolKind, ToolSpec
 
 
+LOOPBACK_CONNECT_S = 60.0  # the bound on connecting to the harness's loopback endpoint (the SDK's default is 5 s)
+
+
 def openai_client(ctx: LegContext) -> Any:
     """The leg's official `AsyncOpenAI` client (imported here, lazily) on the harness's model endpoint and HTTP client,
     with the SDK's own retries off (its default is 2): every adapter's model client makes the same number of attempts,
     so an endpoint fault cannot change the framework comparison. A framework's own retries are the adapter's to turn
-    off."""
-    from openai import AsyncOpenAI
+    off.
+
+    The connect bound is `LOOPBACK_CONNECT_S`, not the SDK's 5 s: a loopback connection is made at once, and what
+    passed 5 s in CI was an item's event loop not scheduled on a loaded machine (agno's hitl-11 ended in "Request
+    timed out."), a failure of the harness's load charged to the framework. The read bound stays the SDK's."""
+    from openai import AsyncOpenAI, Timeout
 
     return AsyncOpenAI(base_url=ctx.model.base_url, api_key=ctx.model.api_key, max_retries=0,
-                       http_client=async_client())
+                       timeout=Timeout(600.0, connect=LOOPBACK_CONNECT_S), http_client=async_client())
 
 
 def decisions_of(decision: Decision | DecisionSet) -> list[Decision]:
