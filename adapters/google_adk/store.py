@@ -44,7 +44,9 @@ async def sessions(ctx: LegContext, state: dict[str, Any]) -> AsyncIterator[Any]
         try:
             yield service
         finally:
-            await service.close()
+            # ADK 2.12 added close(); before it the service opened a connection per operation (_get_db_connection)
+            if hasattr(service, "close"):
+                await service.close()
     elif store.kind == "postgres":
         from google.adk.sessions.database_session_service import DatabaseSessionService
 
