@@ -88,7 +88,7 @@ def validate_checks(arena: ArenaSpec) -> None:
         for name in [*item.checks, *item.exempt]:
             if name not in known:
                 raise ValueError(f"item {item.id!r} names an unknown check {name!r}")
-        for decision in [d for entry in item.resume_with for d in (entry if isinstance(entry, list) else [entry])]:
+        for decision in item.decisions:
             channels.require_decision(decision.kind_name, f"item {item.id!r}")
 
 

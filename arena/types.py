@@ -117,6 +117,11 @@ class EvalItem(BaseModel):
     replay: Any = None
     exempt: dict[str, str] = Field(default_factory=dict)
 
+    @property
+    def decisions(self) -> list[Decision]:
+        """Every decision of `resume_with`, in order, a pause's list flattened."""
+        return [d for entry in self.resume_with for d in (entry if isinstance(entry, list) else [entry])]
+
 
 class ToolKind(str, Enum):
     read = "read"  # no side effect: may run any time

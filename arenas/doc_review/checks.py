@@ -39,7 +39,7 @@ GATED = ("accept_change", "reject_change", "propose_edit", "resolve_comment")
 
 
 def decisions_of(item: EvalItem) -> list[Decision]:
-    return [d for entry in item.resume_with for d in (entry if isinstance(entry, list) else [entry])]
+    return item.decisions
 
 
 def decision_for(item: EvalItem, tool: str, args: dict[str, Any]) -> Decision | None:

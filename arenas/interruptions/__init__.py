@@ -100,7 +100,7 @@ def airline(item: EvalItem, folder: Path) -> FlightBackend | None:
 
 
 def _sticky(item: EvalItem) -> bool:
-    return any(d.always for entry in item.resume_with for d in (entry if isinstance(entry, list) else [entry]))
+    return any(d.always for d in item.decisions)
 
 
 ARENA = ArenaSpec(
