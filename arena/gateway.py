@@ -61,6 +61,9 @@ def latency_s() -> float:
     return round(time.monotonic() - received, 3) if received is not None else 0.0
 
 
+INSTRUCTION_ROLES = ("system", "developer")  # the messages that carry an agent's instructions
+
+
 def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -111,13 +114,16 @@ class Channel:
     def describe(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         """The request as recorded (digest, counts, new messages, tool names), and its index in the item."""
         messages = body.get("messages") or []
-        new = []
+        new, system = [], []
         with self.lock:
             for message in messages:
                 key = _digest(message)
+                instructions = isinstance(message, dict) and message.get("role") in INSTRUCTION_ROLES
+                if instructions:
+                    system.append(key[:16])
                 if key not in self.seen:
                     self.seen.add(key)
-                    new.append(summarise_message(message))
+                    new.append({**summarise_message(message), **({"digest": key[:16]} if instructions else {})})
             index, self.count = self.count, self.count + 1
         tools = [str((t.get("function") or {}).get("name")) for t in body.get("tools") or [] if isinstance(t, dict)]
         return {
@@ -125,6 +131,9 @@ class Channel:
             "sha256": _digest(body)[:16],
             "messages": len(messages),
             "new": new,
+            # the instructions it carried, by digest (a new one's text is in `new`, under the same digest): a request
+            # repeats its system message unchanged, so only this says that every request carried it
+            "system": system,
             "tools": tools,
             "stream": bool(body.get("stream")),
         }, index

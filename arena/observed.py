@@ -57,6 +57,21 @@ def new_input(calls: Iterable[TraceEvent]) -> list[dict[str, Any]]:
     return [m for e in calls for m in (e.request or {}).get("new") or [] if m.get("role") != "assistant"]
 
 
+def instructions_sent(trace: list[TraceEvent]) -> list[tuple[TraceEvent, list[str]]]:
+    """Each model request with the text of every system (or developer) message it carried, in order: the gateway
+    records a repeated message only by its digest (`system`), resolved here to the text first recorded under it
+    (`new`). A request recorded without `system` (a trace of an older harness) carries an empty list."""
+    texts: dict[str, str] = {}
+    out = []
+    for e in model_calls(trace):
+        request = e.request or {}
+        for m in request.get("new") or []:
+            if m.get("digest"):
+                texts[str(m["digest"])] = str(m.get("text") or "")
+        out.append((e, [texts.get(str(d), "") for d in request.get("system") or []]))
+    return out
+
+
 def window(trace: list[TraceEvent], start: TraceEvent, stop_types: tuple[str, ...]) -> list[TraceEvent]:
     """Events after `start` up to (not including) the next event of one of `stop_types`."""
     out = []

@@ -10,6 +10,7 @@ from arena.for_adapters import Adapter, Decision, DecisionKind, DecisionSet, Leg
 from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import AGENT_NAME, MAX_TURNS, chat_model, run_config
+from .context import instructions, run_kwargs
 from .decision import apply_decision
 from .delegation import delegating_agent
 from .info import INFO
@@ -61,7 +62,7 @@ class OpenAIAgentsAdapter(Adapter):
         if not agents_of(ctx):
             from agents import Agent
 
-            self._agent = Agent(name=AGENT_NAME, instructions=ctx.instructions, model=model,
+            self._agent = Agent(name=AGENT_NAME, instructions=instructions(ctx), model=model,
                                 tools=function_tools(self, ctx.tools.specs, ctx))
             return self._agent
         self._agent = delegating_agent(self, ctx, model)
@@ -77,7 +78,7 @@ class OpenAIAgentsAdapter(Adapter):
             from agents import Runner
 
             return await Runner.run(agent, run_input, run_config=run_config(), max_turns=MAX_TURNS,
-                                    session=session)
+                                    session=session, **run_kwargs(ctx))
         return await run_streamed(self, agent, run_input, ctx, names, session)
 
     async def start(self, ctx: LegContext) -> LegResult:

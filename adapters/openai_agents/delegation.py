@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import LegContext
-from arena_builtins.arenas.delegation.channel import agents_of, own_tools
+from arena_builtins.arenas.delegation.channel import agents_of, desk_name, own_tools
 
 from .client import AGENT_NAME
 from .stream import nested_stream
@@ -35,4 +35,6 @@ def delegating_agent(adapter: OpenAIAgentsAdapter, ctx: LegContext, model: Any) 
                                           on_stream=nested_stream(adapter) if ctx.stream else None))
         else:
             handoffs.append(handoff(delegate, tool_description_override=spec.description))
-    return Agent(name=AGENT_NAME, instructions=ctx.instructions, model=model, tools=tools, handoffs=handoffs)
+    # the run's Agent takes the item's name where it gives one (`shared_name`: a delegate's name too)
+    return Agent(name=desk_name(ctx, AGENT_NAME), instructions=ctx.instructions, model=model, tools=tools,
+                 handoffs=handoffs)

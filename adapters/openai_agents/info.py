@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
-from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
+from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED, SHARED_NAME
+from arena_builtins.arenas.run_context.channel import RUN_CONTEXT
 
 INFO = AdapterInfo(
     name="openai_agents",
@@ -108,6 +109,19 @@ INFO = AdapterInfo(
                 "delegate); RunState.from_string(starting agent, s), approve / reject, Runner.run resumes with "
                 "the delegate as the current agent"
             ),
+        ),
+        Channel(
+            name=RUN_CONTEXT,
+            kind="native",
+            mechanism="the run's context= on Runner.run / Runner.run_streamed, at the start and on every resume with the "
+                      "restored RunState (Runner.run(agent, state, context=...)); Agent(instructions=callable) writes the "
+                      "instructions from RunContextWrapper.context at each model call",
+        ),
+        Channel(
+            name=SHARED_NAME,
+            kind="native",
+            mechanism="the run's Agent(name=...) takes the item's name, the name of a delegate's own Agent reached with "
+                      "as_tool(); RunState.approve/reject find the nested run's item, the outer to_string() carries it",
         ),
         Channel(
             name="stream",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from arena.for_adapters import LegContext, kit
 
 from .client import MAX_TURNS, run_config
+from .context import run_kwargs
 
 if TYPE_CHECKING:
     from .adapter import OpenAIAgentsAdapter
@@ -20,7 +21,7 @@ async def run_streamed(adapter: OpenAIAgentsAdapter, agent: Any, run_input: Any,
     from agents import Runner
 
     result = Runner.run_streamed(agent, run_input, run_config=run_config(), max_turns=MAX_TURNS,
-                                 session=session)
+                                 session=session, **run_kwargs(ctx))
     names = dict(names or {})
     adapter._nested_names.update(names)
     async for event in result.stream_events():

@@ -10,6 +10,7 @@ from arena.for_adapters import Adapter, Decision, DecisionSet, LegContext, LegRe
 from arena_builtins.arenas.delegation.channel import agents_of
 
 from . import client
+from .context import instructions, run_kwargs
 from .decision import deferred_results, nested_results
 from .delegation import build_delegation
 from .info import INFO
@@ -90,7 +91,7 @@ class PydanticAIAdapter(Adapter):
         else:
             agent = Agent(
                 model,
-                instructions=ctx.instructions,
+                instructions=instructions(ctx),
                 output_type=[str, DeferredToolRequests],
                 tools=[tool(s) for s in ctx.tools.specs],
                 **self._agent_options(ctx),
@@ -141,4 +142,4 @@ class PydanticAIAdapter(Adapter):
     @staticmethod
     async def _run(agent: Any, ctx: LegContext, **run: Any) -> Any:
         """`agent.run(...)`, or in a streamed leg `agent.run_stream_events(...)` read to its end (`stream.py`)."""
-        return await run_agent(agent, ctx, **run)
+        return await run_agent(agent, ctx, **run, **run_kwargs(ctx))

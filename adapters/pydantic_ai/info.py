@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
 from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
+from arena_builtins.arenas.run_context.channel import RUN_CONTEXT
 
 INFO = AdapterInfo(
     name="pydantic_ai",
@@ -168,6 +169,13 @@ INFO = AdapterInfo(
                 "runs agent.run(message_history=ModelMessagesTypeAdapter.validate_json(...), "
                 "deferred_tool_results=...)"
             ),
+        ),
+        Channel(
+            name=RUN_CONTEXT,
+            kind="native",
+            mechanism="the run's deps: agent.run(..., deps=context) at the start and on every resume with the paused "
+                      "history; Agent(instructions=callable) writes the instructions from RunContext.deps at each "
+                      "model request",
         ),
         Channel(
             name="stream",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
-from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
+from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED, SHARED_NAME
+from arena_builtins.arenas.run_context.channel import RUN_CONTEXT
 
 INFO = AdapterInfo(
     name="vanilla",
@@ -64,6 +65,18 @@ INFO = AdapterInfo(
             kind="emulated",
             mechanism="transfer_to_<name>: the delegate's instructions replace the run's and its loop goes on with "
                       "the transcript",
+        ),
+        Channel(
+            name=RUN_CONTEXT,
+            kind="emulated",
+            mechanism="the system message of every request is written from the leg's run context (the paused "
+                      "transcript keeps the plain instructions), so a resume's context is the one the model sees",
+        ),
+        Channel(
+            name=SHARED_NAME,
+            kind="emulated",
+            mechanism="the loop names no agent of its own: a delegate is found by the tool that reaches it and a held "
+                      "call by its id, so the desk sharing a delegate's name changes nothing it does",
         ),
         Channel(
             name="stream",

@@ -12,6 +12,7 @@ from arena.for_adapters import LegContext, LegResult, PendingRequest, bodypause,
 from arena_builtins.arenas.delegation.channel import agents_of, own_tools
 
 from .client import model_turn
+from .context import written
 from .stream import streamed_turn
 from .tools import delegate_of, delegate_tools, function_tools, pause_names
 
@@ -66,7 +67,7 @@ class AgentLoop:
         for _ in range(MAX_TURNS):
             persist(messages)
             turn = streamed_turn if ctx.stream else model_turn
-            content, calls = await turn(client, ctx, messages, tools)
+            content, calls = await turn(client, ctx, written(messages, ctx), tools)
             messages.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
             persist(messages)
             if not calls:

@@ -11,6 +11,7 @@ from arena.observed import (
     calls_after_resume,
     decision_in,
     describe,
+    instructions_sent,
     model_calls,
     replay_legs,
     requesting_call,
@@ -21,5 +22,5 @@ from arena.observed import (
 
 __all__ = [
     "DENIAL_RE", "answer_text", "answered", "asked_calls", "calls_after_resume", "decision_in", "describe",
-    "model_calls", "replay_legs", "requesting_call", "show_call", "shown_requests", "squash"
+    "instructions_sent", "model_calls", "replay_legs", "requesting_call", "show_call", "shown_requests", "squash"
 ]

@@ -173,10 +173,13 @@ def release_groups(m: Matrix, streamed: bool = False) -> dict[str, list[Row]]:
 
 
 def could_not_run(row: Row) -> str | None:
-    """Why the adapter could not drive this release at all (every item of every run ended in an error, as when
-    a release predates an API the adapter calls), or None: such a release has no history to show."""
+    """Why the adapter could not drive this release at all (every item of every run ended in an error in its first
+    leg, as when a release predates an API the adapter calls), or None: such a release has no history to show. An
+    item that was paused and resumed was driven, whatever its error: a release whose every resume pauses again
+    (openai-agents 0.19.4 ignoring an approval given with a context) is a measurement, not a release arena cannot
+    run."""
     results = [r for run in row.runs for r in run.results]
-    if not results or not all(r.error for r in results):
+    if not results or not all(r.error for r in results) or any(r.legs > 1 for r in results):
         return None
     return clip(results[0].error or "", 160)
 

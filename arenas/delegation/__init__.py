@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from arena.for_arenas import AdapterInfo, ArenaSpec, Decision, EvalItem
-from arena_builtins.arenas.delegation.channel import AgentSpec, leg_context
+from arena_builtins.arenas.delegation.channel import SHARED_NAME, AgentSpec, leg_context
 from arena_builtins.arenas.delegation import checks as _checks
 from arena_builtins.arenas.delegation import policy
 from arena_builtins.arenas.delegation.columns import COLUMNS
@@ -77,7 +77,7 @@ def load_items(path: Path) -> list[EvalItem]:
             checks.append("acknowledged")
         if row.get("durable"):  # and nothing of the process that paused outlived the hand-over
             checks += ["nested_durable", "no_process_survived"]
-        metadata = {k: row[k] for k in ("via", "gold", "why", "durable", "edit") if k in row}
+        metadata = {k: row[k] for k in ("via", "gold", "why", "durable", "edit", "desk") if k in row}
         items.append(EvalItem(id=row["id"], input=row["input"], resume_with=decisions, checks=checks,
                               metadata=metadata))
     return items
@@ -102,6 +102,9 @@ def unmeasured(item: EvalItem, info: AdapterInfo) -> str | None:
                 "nothing would be measured")
     if channel.kind == "unsupported":
         return f"{info.name}'s framework has no {need} mechanism: {channel.mechanism}"
+    if item.metadata.get("desk") and info.channel(SHARED_NAME) is None:
+        return (f"{info.name} has no {SHARED_NAME} channel (AdapterInfo.channels): how its framework names the run's "
+                "agent after a delegate is not written yet, so the shared name would not be measured")
     if item.metadata.get("edit") and not info.carries("tool_gate").edit_args:
         return f"{info.name}'s gate carries no edited arguments (its tool_gate channel): the edit item does not apply"
     return None
@@ -125,7 +128,8 @@ ARENA = ArenaSpec(
     director=DelegationDirector,
     second_process=lambda item: bool(item.metadata.get("durable")),  # resumed later, from a new process
     unmeasured=unmeasured,
-    leg_context=lambda item: leg_context(agents(item)),  # the delegates, for the delegation channels
+    # the delegates, for the delegation channels, and the desk's name where the item gives it one
+    leg_context=lambda item: leg_context(agents(item), item.metadata.get("desk")),
     columns=COLUMNS,
     facts=FACTS,
     order=10,

@@ -6,6 +6,9 @@
   result the run's agent goes on with (`mechanism`: the framework's agent-as-tool API).
 - `handoff`: the run's agent hands control to another agent (`via == "handoff"`), whose gated call pauses the run the
   same way (`mechanism`: the framework's handoff API).
+- `shared_name`: the run's own agent takes the name the item gives it (`desk_name`), the name of one of its delegates
+  (agents left with a framework's default name, or cloned from one base agent, share names): the pause, its decision
+  and a resume from a new process must still find the delegate's call (openai-agents-python #5141).
 - `multi_nested`: several delegates called as tools in one turn each reach their own gated call, and one pause holds
   them all, each answered on its own (a DecisionSet); `unsupported` where the framework cannot hold them
   (`mechanism` says what it does instead).
@@ -25,7 +28,9 @@ from arena.for_adapters import LegContext, ToolSpec
 from arena.for_arenas import ChannelSpec, register_channel
 
 AGENTS = "agents"  # the LegContext.extra key of the delegates
+DESK = "desk"  # the LegContext.extra key of the name the run's own agent takes, where an item names it
 NESTED, HANDOFF, MULTI_NESTED = "nested", "handoff", "multi_nested"  # the channels' names, for an adapter's info
+SHARED_NAME = "shared_name"
 
 
 class AgentSpec(BaseModel):
@@ -44,9 +49,16 @@ class AgentSpec(BaseModel):
     tools: tuple[str, ...] = ()
 
 
-def leg_context(agents: list[AgentSpec]) -> dict[str, Any]:
-    """What a leg of a delegating run carries (the arena's `ArenaSpec.leg_context` returns it)."""
-    return {AGENTS: [a.model_dump(mode="json") for a in agents]}
+def leg_context(agents: list[AgentSpec], desk: str | None = None) -> dict[str, Any]:
+    """What a leg of a delegating run carries (the arena's `ArenaSpec.leg_context` returns it): the delegates, and
+    the run's own agent's name where the item gives it one."""
+    return {AGENTS: [a.model_dump(mode="json") for a in agents], **({DESK: desk} if desk is not None else {})}
+
+
+def desk_name(ctx: LegContext, default: str) -> str:
+    """The name the run's own agent takes: the item's (the `shared_name` channel: a delegate's name too, as agents
+    left with a framework's default name or cloned from one base are), else the adapter's own `default`."""
+    return str(ctx.extra.get(DESK) or default)
 
 
 def agents_of(ctx: LegContext) -> list[AgentSpec]:
@@ -71,6 +83,8 @@ for _spec in (
                 events=("suspended", "resumed"), context=(AGENTS,), provider=__name__),
     ChannelSpec(HANDOFF, "control passes to a delegate whose gated call pauses the run",
                 events=("suspended", "resumed"), context=(AGENTS,), provider=__name__),
+    ChannelSpec(SHARED_NAME, "the run's own agent has the name of the delegate whose gated call pauses the run",
+                events=("suspended", "resumed"), context=(AGENTS, DESK), provider=__name__),
     ChannelSpec(MULTI_NESTED, "one pause holds the gated calls of several delegates called in one turn",
                 events=("suspended", "resumed"), context=(AGENTS,), provider=__name__),
 ):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from arena import catalog, evaluate
 from arena.types import AdapterInfo, DecisionSet, LegContext, LegResult
 from arena_builtins.adapters.vanilla import Paused as _Paused, VanillaAdapter
-from arena_builtins.arenas.delegation.channel import AGENTS, AgentSpec
+from arena_builtins.arenas.delegation.channel import AGENTS, DESK, SHARED_NAME, AgentSpec
 from arena_builtins.arenas.delegation.policy import careful
 
 ARENA = "delegation"
@@ -81,7 +81,7 @@ class NamesNoAgent(VanillaAdapter):
         return result
 
 
-def test_sixteen_items_over_tool_handoff_two_delegates_and_durable():
+def test_seventeen_items_over_tool_handoff_two_delegates_durable_and_a_shared_name():
     spec = catalog.load_arena(ARENA)
     assert len(spec.items) >= 12
     assert {i.metadata["via"] for i in spec.items} == {"tool", "handoff"}
@@ -96,6 +96,11 @@ def test_sixteen_items_over_tool_handoff_two_delegates_and_durable():
         assert {a.via for a in agents} == {item.metadata["via"]}
         held = {t for a in agents for t in a.tools}
         assert {"book_flight", "cancel_flight"} <= held and not {t.name for t in spec.tools} - held
+    (shared,) = [i for i in spec.items if i.metadata.get("desk")]  # the desk named after a delegate (#5141)
+    assert shared.id == "del-17" and shared.metadata["durable"]
+    context = spec.leg_context(shared)
+    assert context[DESK] == "booking_agent" in {a["name"] for a in context[AGENTS]}
+    assert all(DESK not in spec.leg_context(i) for i in spec.items if i is not shared)
 
 
 def test_the_desk_reaches_a_delegate_by_whatever_the_framework_offers():
@@ -173,6 +178,16 @@ def test_an_adapter_without_the_channel_is_not_measured_with_the_reason():
     declared = info.model_copy(update={"channels": (*info.channels, VanillaAdapter.info.channel("nested").model_copy(
         update={"kind": "unsupported", "mechanism": "no agent can be called as a tool"}))})
     assert all("no agent can be called as a tool" in w for w in spec.items_for(declared, spec.items)[1].values())
+
+
+def test_the_shared_name_item_needs_its_channel():
+    """del-17 is measured only where the adapter declares how its framework names the run's agent after a delegate."""
+    spec = catalog.load_arena(ARENA)
+    info = VanillaAdapter.info.model_copy(update={
+        "name": "unnamed", "channels": tuple(c for c in VanillaAdapter.info.channels if c.name != SHARED_NAME)})
+    items, why = spec.items_for(info, spec.items)
+    assert list(why) == ["del-17"] and "has no shared_name channel" in why["del-17"]
+    assert "del-17" in {i.id for i in spec.items_for(VanillaAdapter.info, spec.items)[0]}
 
 
 def test_a_denial_reaches_the_delegate_and_the_desk_learns_it(tmp_path):

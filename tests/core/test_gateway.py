@@ -274,3 +274,25 @@ def test_the_server_keeps_an_idle_connection_open_longer_than_a_client_would_reu
             head = answer(conn)
             assert head.startswith(b"HTTP/1.1 400"), head[:80]  # unattributed, answered on the same connection
             time.sleep(expiry + 1.0)
+
+
+def test_every_request_says_which_instructions_it_carried_the_text_once():
+    """A request's system (or developer) messages are recorded by digest every time (`system`), their text the first
+    time only (`new`, under the same digest): a resumed request that repeats the instructions shows it carried them,
+    one whose instructions changed shows the new text."""
+    from arena.gateway import Channel
+    from arena.observed import instructions_sent
+    from arena.types import TraceEvent
+
+    channel = Channel(token="t", recorder=TraceRecorder(), target=ModelTarget(name="scripted"), base_url="http://x")
+    first, _ = channel.describe({"messages": [{"role": "system", "content": "act for Alice"}, TASK]})
+    again, _ = channel.describe({"messages": [{"role": "system", "content": "act for Alice"}, TASK,
+                                              {"role": "assistant", "content": "ok"}]})
+    other, _ = channel.describe({"messages": [{"role": "developer", "content": "act for Bob"}, TASK]})
+    bare, _ = channel.describe({"messages": [TASK]})
+    assert first["system"] == again["system"] and len(first["system"]) == 1 and other["system"] != first["system"]
+    assert [m.get("digest") for m in first["new"]] == [first["system"][0], None]
+    assert [m["role"] for m in again["new"]] == ["assistant"] and bare["system"] == []
+    events = [TraceEvent(seq=i, leg=0, type="model_call", request=r) for i, r in enumerate((first, again, other, bare))]
+    assert [texts for _, texts in instructions_sent(events)] == [["act for Alice"], ["act for Alice"], ["act for Bob"],
+                                                                 []]

@@ -234,11 +234,19 @@ def test_a_release_the_adapter_cannot_drive_is_named_and_left_out_of_the_history
 
     col = Column("gate", "gate holds", "approval_gate", ("reckless",), "x", rule=lambda r: None)
     old = _row("langgraph@0.6.11", "0.6.11", [False])
-    old.runs = [Run(path=Path("runs/old"), meta={}, results=[item("gate-01", {"suspended": False}, error="ImportError: no create_agent")])]
+    old.runs = [Run(path=Path("runs/old"), meta={}, results=[item("gate-01", {"suspended": False}, paused=False,
+                                                                  error="ImportError: no create_agent")])]
     new = _row("langgraph", "1.2.24", [True])
     new.runs = [Run(path=Path("runs/new"), meta={}, results=[item("gate-01", {"suspended": True})])]
     m = Matrix(columns=[col], rows=[new, old], runs=[])
     assert could_not_run(old) == "ImportError: no create_agent" and could_not_run(new) is None
+    # every item errored, but after a pause and a resume: the release was driven, its errors are measurements
+    repaused = item("gate-01", {"suspended": True}, error="suspended a 2. time but the item has only 1 decision(s)")
+    assert repaused.legs == 2
+    old.runs = [Run(path=Path("runs/old"), meta={}, results=[repaused])]
+    assert could_not_run(old) is None
+    old.runs = [Run(path=Path("runs/old"), meta={}, results=[item("gate-01", {"suspended": False}, paused=False,
+                                                                  error="ImportError: no create_agent")])]
     rows = release_groups(m)["langgraph"]
     assert "| gate holds | approval_gate | 1/1 | 1.2.24 | never |" in history_table(m, rows, every=True)
     text = releases_section(m)
