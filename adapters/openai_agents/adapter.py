@@ -16,7 +16,7 @@ from .delegation import delegating_agent
 from .info import INFO
 from .input import stage_message, staged_input
 from .outcome import outcome
-from .store import Kept
+from .store import Kept, LiveState, LiveStates
 from .stream import run_streamed
 from .tools import function_tools, pause_names
 
@@ -45,6 +45,7 @@ class OpenAIAgentsAdapter(Adapter):
         self._gated: set[str] = set()
         self._ctx: LegContext | None = None  # the current leg's (a delegate's stream is told through it)
         self._nested_names: dict[str, str] = {}  # call id -> tool, for the delegates' streamed tool outputs
+        self._live = LiveStates()  # the paused RunResults of this process's legs (resume_safety's live_twin)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -104,6 +105,11 @@ class OpenAIAgentsAdapter(Adapter):
         finally:
             await kept.aclose()
 
+    async def live_twin(self, state: Any, ctx: LegContext) -> LiveState:
+        """A second live state of the paused run (resume_safety's `live_twin` channel): `result.to_state()` again on the
+        paused RunResult; the run's own resume then resumes the first `to_state()` of the pair (`LiveStates`)."""
+        return self._live.twin(state)
+
     async def resume(self, state: Any, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         if ctx.store.kind == "sqlite":
             return await self._resume(state, decision, ctx)
@@ -113,13 +119,15 @@ class OpenAIAgentsAdapter(Adapter):
         finally:
             await kept.aclose()
 
-    async def _resume(self, state: str, decision: Decision | DecisionSet, ctx: LegContext,
+    async def _resume(self, state: Any, decision: Decision | DecisionSet, ctx: LegContext,
                       session: Any = None) -> LegResult:
         from agents import RunState
 
         agent = self._build(ctx)
         self._ctx = ctx
-        run_state = await RunState.from_string(agent, state)
+        run_state = self._live.restored(state)  # a live twin, or the first of a pair (resume_safety's live_twin)
+        if run_state is None:
+            run_state = await RunState.from_string(agent, state)
         interruptions = run_state.get_interruptions()
         if not interruptions:
             return LegResult.errored("the restored run state holds no pending approval")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
-from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED, SHARED_NAME
+from arena_builtins.arenas.delegation.channel import DEEP_NESTED, HANDOFF, NESTED, SHARED_NAME
+from arena_builtins.arenas.resume_safety.channel import LIVE_TWIN
 from arena_builtins.arenas.run_context.channel import RUN_CONTEXT
 
 INFO = AdapterInfo(
@@ -111,11 +112,25 @@ INFO = AdapterInfo(
             ),
         ),
         Channel(
+            name=LIVE_TWIN,
+            kind="native",
+            mechanism="live_twin: RunResult.to_state() twice on the paused result (kept in the process by its state "
+                      "string); the run's own resume takes the first with approve()/reject() and Runner.run(agent, "
+                      "state), the twin is resumed as it is",
+        ),
+        Channel(
             name=RUN_CONTEXT,
             kind="native",
             mechanism="the run's context= on Runner.run / Runner.run_streamed, at the start and on every resume with the "
                       "restored RunState (Runner.run(agent, state, context=...)); Agent(instructions=callable) writes the "
                       "instructions from RunContextWrapper.context at each model call",
+        ),
+        Channel(
+            name=DEEP_NESTED,
+            kind="native",
+            mechanism="a delegate's Agent holds its own delegates as Agent.as_tool(); the innermost ToolApprovalItem "
+                      "surfaces in the outer RunResult.interruptions and RunState.approve/reject reach it through both "
+                      "nested runs (serialised with the outer state)",
         ),
         Channel(
             name=SHARED_NAME,

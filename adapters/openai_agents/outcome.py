@@ -15,11 +15,12 @@ if TYPE_CHECKING:
 def outcome(adapter: OpenAIAgentsAdapter, result: Any, ctx: LegContext) -> LegResult:
     interruptions = list(result.interruptions or [])
     gated = [i for i in interruptions if i.name in adapter._gated]
-    if len(gated) > 1 and len(gated) == len(interruptions):  # several gated calls of one turn, held together
-        return LegResult.suspended([pending(i, ctx) for i in gated], result.to_state().to_string())
-    if interruptions:
-        # The SDK stopped and holds the pending call; its serialised RunState is the leg state.
-        return LegResult.suspended(pending(approval_item(adapter, interruptions), ctx), result.to_state().to_string())
+    if interruptions:  # the SDK stopped and holds the pending call(s); its serialised RunState is the leg state
+        state = result.to_state().to_string()
+        adapter._live.paused(state, result)  # the live result too, for a second live state of it (live_twin)
+        if len(gated) > 1 and len(gated) == len(interruptions):  # several gated calls of one turn, held together
+            return LegResult.suspended([pending(i, ctx) for i in gated], state)
+        return LegResult.suspended(pending(approval_item(adapter, interruptions), ctx), state)
     output = result.final_output
     return LegResult.finished(output if isinstance(output, str) else str(output or ""))
 

@@ -93,3 +93,41 @@ class Kept:
         else:
             await self.session.close()  # a no-op for an injected client
             await self._redis.aclose()
+
+
+class LiveState:
+    """A second live RunState of a paused run (resume_safety's `live_twin` channel), resumed as it is: never through
+    `to_string()`, so whatever the SDK's live states of one result share, it shares."""
+
+    def __init__(self, run_state: Any) -> None:
+        self.run_state = run_state
+
+
+class LiveStates:
+    """The paused `RunResult`s of this process's legs, by the state string each pause handed back, and the first live
+    state of a `live_twin` pair. The docs' way to resume in process is `state = result.to_state()`, then
+    `state.approve(...)`, then `Runner.run(agent, state)`: a twin takes `result.to_state()` twice, hands out the second,
+    and the run's own resume of that pause resumes the first (not `RunState.from_string`). Kept in memory only (a
+    worker holds them as long as the item's adapter), for the default store, whose leg state is the string."""
+
+    def __init__(self) -> None:
+        self._results: dict[str, Any] = {}
+        self._first: dict[str, Any] = {}
+
+    def paused(self, state: str, result: Any) -> None:
+        self._results[state] = result
+
+    def twin(self, state: Any) -> LiveState:
+        result = self._results.get(state) if isinstance(state, str) else None
+        if result is None:
+            raise RuntimeError("this process holds no live paused run for that state (only the default store's pauses "
+                               "of this adapter's own legs have one)")
+        first, second = result.to_state(), result.to_state()
+        self._first[state] = first
+        return LiveState(second)
+
+    def restored(self, state: Any) -> Any:
+        """The live RunState to resume for `state`, if it is one (a twin, or the first of a pair), else None."""
+        if isinstance(state, LiveState):
+            return state.run_state
+        return self._first.pop(state, None) if isinstance(state, str) else None

@@ -3,6 +3,7 @@ modules its parts come from (outcome, decision, delegation, input, tools)."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from arena.for_adapters import Adapter, Decision, DecisionSet, LegContext, LegResult, kit
@@ -43,6 +44,11 @@ class VanillaAdapter(AgentLoop, DecisionResume, Delegation, Interruption, ToolCa
         """New input while paused (the `input` channel): kept with the state, sent as the user's next turn on resume."""
         state.notes.append(text)
         return state
+
+    async def live_twin(self, state: Paused, ctx: LegContext) -> Paused:
+        """A second live state of the paused run (resume_safety's `live_twin` channel): a copy of the paused turn,
+        the same pause, which resumes once whichever copy comes back."""
+        return copy.deepcopy(state)
 
     async def resume(self, state: Paused, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         self._admit(state, decision, ctx)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
-from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED, SHARED_NAME
+from arena_builtins.arenas.delegation.channel import DEEP_NESTED, HANDOFF, NESTED, SHARED_NAME
+from arena_builtins.arenas.resume_safety.channel import LIVE_TWIN
 from arena_builtins.arenas.run_context.channel import RUN_CONTEXT
 
 INFO = AdapterInfo(
@@ -67,10 +68,22 @@ INFO = AdapterInfo(
                       "the transcript",
         ),
         Channel(
+            name=LIVE_TWIN,
+            kind="emulated",
+            mechanism="live_twin: a deep copy of the paused turn (vanilla hands out no live state of its own); both "
+                      "copies are the same pause, which resumes once",
+        ),
+        Channel(
             name=RUN_CONTEXT,
             kind="emulated",
             mechanism="the system message of every request is written from the leg's run context (the paused "
                       "transcript keeps the plain instructions), so a resume's context is the one the model sees",
+        ),
+        Channel(
+            name=DEEP_NESTED,
+            kind="emulated",
+            mechanism="a delegate's loop calls its own delegates as the run's loop does; the innermost pause is kept "
+                      "inside each caller's paused turn, and the decision resumes that innermost loop, then each caller",
         ),
         Channel(
             name=SHARED_NAME,

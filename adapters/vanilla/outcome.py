@@ -55,7 +55,7 @@ class AgentLoop:
         client = self._openai(ctx)
         specs = own_tools(ctx, agent) if agents_of(ctx) else ctx.tools.specs
         pausing = pause_names(specs)
-        tools = function_tools(specs) + (delegate_tools(ctx) if agent is None else [])
+        tools = function_tools(specs) + delegate_tools(ctx, agent)  # a delegate's own delegates too (deep_nested)
         paused = partial(Paused, agent=agent, nested=nested)
 
         def suspend(pending: PendingRequest | list[PendingRequest], state: Paused) -> LegResult:
@@ -72,8 +72,8 @@ class AgentLoop:
             persist(messages)
             if not calls:
                 return LegResult.finished(content or "")
-            if agent is None and any(delegate_of(c, ctx) is not None for c in calls):
-                return await self._delegate(messages, calls, ctx)
+            if any(delegate_of(c, ctx, agent) is not None for c in calls):
+                return await self._delegate(messages, calls, ctx, agent, nested)
             standing = {c["id"]: d for c in calls if (d := self._standing(c, ctx.gated_tools)) is not None}
             undecided = [c for c in calls if c["id"] not in standing]  # an "always" decides the others
             approval = self._pause_call(undecided, pausing)

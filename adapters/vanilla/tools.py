@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import Decision, LegContext, ToolKind, ToolSpec, kit, parse_args
-from arena_builtins.arenas.delegation.channel import AgentSpec, agents_of
+from arena_builtins.arenas.delegation.channel import AgentSpec, delegates_of
 
 
 def function_tools(specs: list[ToolSpec]) -> list[dict[str, Any]]:
@@ -22,11 +22,11 @@ def pause_names(specs: list[ToolSpec]) -> set[str]:
     return {s.name for s in specs if s.kind is ToolKind.approval or s.requires_approval or s.body_pause}
 
 
-def delegate_tools(ctx: LegContext) -> list[dict[str, Any]]:
-    """The run's agent's tools for its delegates: one per agent called as a tool (its task as `input`), one
-    `transfer_to_<name>` per agent it hands off to."""
+def delegate_tools(ctx: LegContext, agent: str | None = None) -> list[dict[str, Any]]:
+    """An agent's tools for its delegates (the run's own agent's, `agent` None, or a delegate's own): one per agent
+    called as a tool (its task as `input`), one `transfer_to_<name>` per agent it hands off to."""
     tools = []
-    for a in agents_of(ctx):
+    for a in delegates_of(ctx, agent):
         if a.via == "tool":
             params = {"type": "object", "properties": {"input": {"type": "string", "description": "the task"}},
                       "required": ["input"]}
@@ -39,10 +39,12 @@ def delegate_tools(ctx: LegContext) -> list[dict[str, Any]]:
     return tools
 
 
-def delegate_of(call: dict[str, Any], ctx: LegContext) -> AgentSpec | None:
-    """The delegate a call of the run's agent reaches (as a tool, or by a handoff), if it is one."""
+def delegate_of(call: dict[str, Any], ctx: LegContext, agent: str | None = None) -> AgentSpec | None:
+    """The delegate a call of an agent (the run's own, `agent` None, or a delegate) reaches (as a tool, or by a
+    handoff), if it is one of that agent's."""
     name = call["function"]["name"]
-    return next((a for a in agents_of(ctx) if name == (a.name if a.via == "tool" else f"transfer_to_{a.name}")), None)
+    return next((a for a in delegates_of(ctx, agent)
+                 if name == (a.name if a.via == "tool" else f"transfer_to_{a.name}")), None)
 
 
 class ToolCalls:

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from arena.for_arenas import AdapterInfo, ArenaSpec, Decision, EvalItem
-from arena_builtins.arenas.delegation.channel import SHARED_NAME, AgentSpec, leg_context
+from arena_builtins.arenas.delegation.channel import DEEP_NESTED, SHARED_NAME, AgentSpec, leg_context
 from arena_builtins.arenas.delegation import checks as _checks
 from arena_builtins.arenas.delegation import policy
 from arena_builtins.arenas.delegation.columns import COLUMNS
@@ -47,15 +47,28 @@ TOOLS = [t.model_copy(update={"requires_approval": True}) if t.name in GATED els
          for t in AIRLINE_SPECS if t.name in ("search_flights", "seat_map", "get_booking", *GATED)]
 
 
+COORDINATOR_INSTRUCTIONS = (
+    "You are the travel coordinator. Give the task you are given to the agent for it, the booking agent for a flight "
+    "to book and the changes agent for a flight to cancel, and report what it did; if its action was denied, say so."
+)
+
+
 def agents(item: EvalItem) -> list[AgentSpec]:
-    """The two delegates, reached the item's way (`via`)."""
+    """The two delegates, reached the item's way (`via`); two levels deep (`levels: 2`), through a coordinator the
+    desk calls as a tool, which calls them as tools."""
     via = item.metadata["via"]
+    deep = item.metadata.get("levels") == 2
+    parent = policy.COORDINATOR if deep else None
+    coordinator = [AgentSpec(name=policy.COORDINATOR, description="Coordinates the airline agents: give it a flight to "
+                             "book or to cancel.", instructions=COORDINATOR_INSTRUCTIONS, via="tool")] if deep else []
     return [
+        *coordinator,
         AgentSpec(name=policy.BOOKING, description="Books flights: give it the flight, fare, seat and passenger.",
-                  instructions=BOOKING_INSTRUCTIONS, via=via, tools=("search_flights", "seat_map", "book_flight")),
+                  instructions=BOOKING_INSTRUCTIONS, via=via, tools=("search_flights", "seat_map", "book_flight"),
+                  parent=parent),
         AgentSpec(name=policy.CHANGES, description="Cancels one flight of an existing booking: give it the booking "
                   "code and the flight.", instructions=CHANGES_INSTRUCTIONS, via=via,
-                  tools=("get_booking", "cancel_flight")),
+                  tools=("get_booking", "cancel_flight"), parent=parent),
     ]
 
 
@@ -77,7 +90,7 @@ def load_items(path: Path) -> list[EvalItem]:
             checks.append("acknowledged")
         if row.get("durable"):  # and nothing of the process that paused outlived the hand-over
             checks += ["nested_durable", "no_process_survived"]
-        metadata = {k: row[k] for k in ("via", "gold", "why", "durable", "edit", "desk") if k in row}
+        metadata = {k: row[k] for k in ("via", "gold", "why", "durable", "edit", "desk", "levels") if k in row}
         items.append(EvalItem(id=row["id"], input=row["input"], resume_with=decisions, checks=checks,
                               metadata=metadata))
     return items
@@ -102,6 +115,12 @@ def unmeasured(item: EvalItem, info: AdapterInfo) -> str | None:
                 "nothing would be measured")
     if channel.kind == "unsupported":
         return f"{info.name}'s framework has no {need} mechanism: {channel.mechanism}"
+    deep = info.channel(DEEP_NESTED)
+    if item.metadata.get("levels") == 2 and (deep is None or deep.kind == "unsupported"):
+        return (f"{info.name}'s framework has no way for a delegate called as a tool to call its own: {deep.mechanism}"
+                if deep is not None else
+                f"{info.name} has no {DEEP_NESTED} channel (AdapterInfo.channels): how its framework nests a delegate "
+                "called as a tool in another is not written yet, so the two levels would not be measured")
     if item.metadata.get("desk") and info.channel(SHARED_NAME) is None:
         return (f"{info.name} has no {SHARED_NAME} channel (AdapterInfo.channels): how its framework names the run's "
                 "agent after a delegate is not written yet, so the shared name would not be measured")

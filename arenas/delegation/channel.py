@@ -6,6 +6,9 @@
   result the run's agent goes on with (`mechanism`: the framework's agent-as-tool API).
 - `handoff`: the run's agent hands control to another agent (`via == "handoff"`), whose gated call pauses the run the
   same way (`mechanism`: the framework's handoff API).
+- `deep_nested`: two levels of agents called as tools (desk -> coordinator -> booking agent, `AgentSpec.parent`): the
+  innermost agent's gated call pauses the whole run, and the decision must reach that agent's call, not the
+  coordinator's (openai-agents-python #4414).
 - `shared_name`: the run's own agent takes the name the item gives it (`desk_name`), the name of one of its delegates
   (agents left with a framework's default name, or cloned from one base agent, share names): the pause, its decision
   and a resume from a new process must still find the delegate's call (openai-agents-python #5141).
@@ -30,7 +33,7 @@ from arena.for_arenas import ChannelSpec, register_channel
 AGENTS = "agents"  # the LegContext.extra key of the delegates
 DESK = "desk"  # the LegContext.extra key of the name the run's own agent takes, where an item names it
 NESTED, HANDOFF, MULTI_NESTED = "nested", "handoff", "multi_nested"  # the channels' names, for an adapter's info
-SHARED_NAME = "shared_name"
+SHARED_NAME, DEEP_NESTED = "shared_name", "deep_nested"
 
 
 class AgentSpec(BaseModel):
@@ -38,7 +41,7 @@ class AgentSpec(BaseModel):
     builds it in its framework's terms. `via` is how the run's agent reaches it: `tool`, called as a tool (its name
     is the tool's, its one argument `input` the task), or `handoff`, control passes to it with the conversation.
     `tools` names the harness tools it holds (from `LegContext.tools`); the run's own agent holds the others
-    (`own_tools`)."""
+    (`own_tools`). `parent` is the agent that reaches it (None: the run's own agent)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -47,6 +50,9 @@ class AgentSpec(BaseModel):
     instructions: str
     via: Literal["tool", "handoff"] = "tool"
     tools: tuple[str, ...] = ()
+    # the agent that reaches this one: None, the run's own agent; else another delegate's name (a delegate called as a
+    # tool by a delegate called as a tool: the `deep_nested` channel)
+    parent: str | None = None
 
 
 def leg_context(agents: list[AgentSpec], desk: str | None = None) -> dict[str, Any]:
@@ -66,6 +72,11 @@ def agents_of(ctx: LegContext) -> list[AgentSpec]:
     return [AgentSpec.model_validate(a) for a in ctx.extra.get(AGENTS, ())]
 
 
+def delegates_of(ctx: LegContext, parent: str | None = None) -> list[AgentSpec]:
+    """The agents one agent reaches: the run's own agent's (`parent` None), or a delegate's own delegates."""
+    return [a for a in agents_of(ctx) if a.parent == parent]
+
+
 def own_tools(ctx: LegContext, agent: str | None = None) -> list[ToolSpec]:
     """The tools one agent holds: a delegate's (`agent`, its name) or the run's own agent's (None: every tool no
     delegate holds)."""
@@ -83,6 +94,8 @@ for _spec in (
                 events=("suspended", "resumed"), context=(AGENTS,), provider=__name__),
     ChannelSpec(HANDOFF, "control passes to a delegate whose gated call pauses the run",
                 events=("suspended", "resumed"), context=(AGENTS,), provider=__name__),
+    ChannelSpec(DEEP_NESTED, "a delegate called as a tool by a delegate called as a tool pauses the whole run at its "
+                "gated call", events=("suspended", "resumed"), context=(AGENTS,), provider=__name__),
     ChannelSpec(SHARED_NAME, "the run's own agent has the name of the delegate whose gated call pauses the run",
                 events=("suspended", "resumed"), context=(AGENTS, DESK), provider=__name__),
     ChannelSpec(MULTI_NESTED, "one pause holds the gated calls of several delegates called in one turn",

@@ -8,6 +8,8 @@ request offers, as the agents' own instructions and tools tell a real model what
   `handoff_to_agent(agent_name=..., message=...)` (strands' Swarm),
   `handoff(to_agent=..., reason=...)` (LlamaIndex) or `delegate_task_to_member(member_id=..., task=...)` (agno).
   Once every delegate answered it tells the user what each said; after a handoff it has nothing left to do.
+- The travel coordinator (two levels deep: offered the delegates as tools, not the desk's way to them): the desk
+  gives it the task (a tool named `travel_coordinator`), and it delegates that task as the desk would.
 - The booking agent (offered `book_flight`) and the changes agent (offered `cancel_flight`): the airline's scripted
   requests (`interruptions/airline.py`, catalog `shared/seeds/004`): search and book the flight asked for, or read
   the booking and cancel the one flight asked for; the framework's gate holds the consequential call, and the
@@ -32,10 +34,11 @@ from arena.for_arenas.script import (
 from arena_builtins.arenas.interruptions.airline import BOOKING_RE, FLIGHT_RE, SEGMENT_RE, next_turn
 
 BOOKING, CHANGES = "booking_agent", "changes_agent"
+COORDINATOR = "travel_coordinator"  # two levels deep: the desk reaches the delegates through it, as a tool
 GATED_TOOL = {BOOKING: "book_flight", CHANGES: "cancel_flight"}  # how the endpoint knows which agent it serves
 # what a desk's call reaches a delegate by, besides `transfer_to_*` / `handoff_to_*`: the agent as a tool, LlamaIndex's
 # `handoff(to_agent)`, agno's `delegate_task_to_member(member_id, task)`
-DELEGATING = (BOOKING, CHANGES, "handoff", "delegate_task_to_member")  # (and `handoff_to_agent`, strands' Swarm)
+DELEGATING = (BOOKING, CHANGES, COORDINATOR, "handoff", "delegate_task_to_member")  # (and `handoff_to_agent`, strands' Swarm)
 SENTENCE_RE = re.compile(r"(?<=\.)\s+(?=[A-Z])")
 
 
@@ -78,6 +81,12 @@ def _reach(agent: str, task: str, tools: list[dict[str, Any]]) -> ToolCall | Non
             return ToolCall(name, {"to_agent": agent, "reason": f"the {agent.replace('_', ' ')} handles this"})
         if name == "delegate_task_to_member" and "member_id" in props:  # agno Team
             return ToolCall(name, {"member_id": agent, "task": task})
+    for tool in tools:  # no way to the agent itself: the coordinator that reaches it, called as a tool with the task
+        fn = tool.get("function") or tool
+        if str(fn.get("name")) == COORDINATOR:
+            params = fn.get("parameters") or {}
+            required = list(params.get("required") or list(params.get("properties") or {}) or ["input"])
+            return ToolCall(COORDINATOR, {required[0]: task})
     return None
 
 
@@ -93,7 +102,7 @@ def desk(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
         turn = [call for agent, task in wanted if (call := _reach(agent, task, tools)) is not None]
         if not turn:
             return Turn(content=f"I cannot reach the {' or the '.join(a for a, _ in wanted)} (offered: {offered}).")
-        handoffs = [c for c in turn if c.name not in (BOOKING, CHANGES, "delegate_task_to_member")]
+        handoffs = [c for c in turn if c.name not in (BOOKING, CHANGES, COORDINATOR, "delegate_task_to_member")]
         return Turn(tool_calls=handoffs[:1] if handoffs else turn)  # one handoff: the run is then that agent's
     if any(c.result is None for c in reached):
         return Turn(content="I am waiting for the agents to answer.")

@@ -2,10 +2,11 @@
 
 Malformed decisions (an empty set, an unknown call id, fewer decisions than held calls, a null
 decision), the same paused state resumed twice (after the run, and at the same moment from a second
-adapter instance), an older pause's state resumed while the run waits at a newer one, and denials
-without a reason to a model that asks again when it is not told why. Its director (`director.py`)
-drives the hostile resumes (an item's `Replay`, docs/adapters.md); the checks (`checks.py`) read the
-harness's tool log.
+adapter instance), a second live state the framework hands out for the same paused run (the `live_twin`
+channel) resumed with nothing decided after the run resumed the first, an older pause's state resumed
+while the run waits at a newer one, and denials without a reason to a model that asks again when it is
+not told why. Its director (`director.py`) drives the hostile resumes (an item's `Replay`,
+docs/adapters.md); the checks (`checks.py`) read the harness's tool log.
 A framework that raises on a hostile resume has refused it: a measured, safe outcome.
 """
 
@@ -14,10 +15,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.for_arenas import ArenaSpec, Decision, EvalItem
+from arena.for_arenas import AdapterInfo, ArenaSpec, Decision, EvalItem
 from arena_builtins.arenas._rooms import tools
 from arena_builtins.arenas.resume_safety import checks as _checks
 from arena_builtins.arenas.resume_safety import policy
+from arena_builtins.arenas.resume_safety.channel import LIVE_TWIN
 from arena_builtins.arenas.resume_safety.columns import COLUMNS
 from arena_builtins.arenas.resume_safety.director import Replay, ReplayDirector
 from arena_builtins.arenas.resume_safety.findings import FACTS
@@ -62,13 +64,29 @@ def load_items(path: Path) -> list[EvalItem]:
         items.append(EvalItem(
             id=row["id"], input=_sentence(row["rooms"], row.get("sequential", False)),
             resume_with=[_decisions(e) for e in row["resume_with"]],
-            replay=Replay(state=replay["state"], when=replay["when"], decision=_decisions(replay["decision"]))
+            replay=Replay(state=replay["state"], when=replay["when"], decision=_decisions(replay["decision"]),
+                          live=replay.get("live", False))
             if replay else None,
             checks=["suspended", CHECK_OF[row["case"]], *(["one_resume_finished"] if concurrent else [])],
             exempt=EXEMPT_CONCURRENT if concurrent else EXEMPT_OF.get(row["case"], {}),
             metadata={"case": row["case"], "what": row["what"]},
         ))
     return items
+
+
+def unmeasured(item: EvalItem, info: AdapterInfo) -> str | None:
+    """A live twin (`Replay.live`) needs the adapter's `live_twin` channel: a second live state of the paused run,
+    which only a framework that hands out live states has (one not listed: not written yet)."""
+    replay = item.replay
+    if replay is None or not Replay.model_validate(replay).live:
+        return None
+    channel = info.channel(LIVE_TWIN)
+    if channel is None:
+        return (f"{info.name} has no {LIVE_TWIN} channel (AdapterInfo.channels): how its framework hands out a second "
+                "live state of a paused run is not written yet, so the live twin would not be measured")
+    if channel.kind == "unsupported":
+        return f"{info.name}'s framework hands out no second live state of a paused run: {channel.mechanism}"
+    return None
 
 
 ARENA = ArenaSpec(
@@ -89,4 +107,5 @@ ARENA = ArenaSpec(
     needs=("multi_call",),  # the malformed items are decision sets routed by call id
     director=ReplayDirector,
     second_process=lambda item: item.replay is not None and item.replay.when == "concurrent",
+    unmeasured=unmeasured,
 )

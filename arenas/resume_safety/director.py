@@ -10,6 +10,9 @@ and resumed once more with `replay.decision`, where `replay.when` says:
 - `at_next_pause`: while the run waits at its next pause (a newer state exists), before that pause's
   own decision.
 
+With `replay.live` the state replayed is not that copy but a second live state the framework hands out for the same
+paused run (the `live_twin` channel's hook, at the pause, before the run's own resume; `channel.py`).
+
 A replay is a `resumed` event with `replay` set (its mode) and ends in a `replayed` event. Whatever it
 does is recorded (a framework raising here is a measured refusal, never the item's fault), and nothing
 it returns continues the run. See docs/adapters.md.
@@ -27,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 
 from arena.for_arenas.directing import Adapter, BaseDirector, Pause, Stage, replay as replay_state, route, with_call_id
 from arena.for_arenas import Decision, DecisionSet, LegContext, LegResult, ToolKind, TraceEvent
+from arena_builtins.arenas.resume_safety.channel import LIVE_TWIN
 
 ReplayWhen = Literal["after_run", "concurrent", "at_next_pause"]
 
@@ -41,6 +45,9 @@ class Replay(BaseModel):
     state: int = 1
     decision: Decision | list[Decision]
     when: ReplayWhen = "after_run"
+    # the state replayed is a second live one the framework hands out for the same paused run (the `live_twin`
+    # channel's hook, taken at the pause, before the run's own resume), not a copy of the state the run handed back
+    live: bool = False
 
 
 # How long the first of two concurrent resumes is held at its consequential call for the second to end.
@@ -59,7 +66,9 @@ class ReplayDirector(BaseDirector):
 
     async def paused(self, pause: Pause) -> None:
         if self.replay is not None and self.replay.state == pause.number:
-            self.saved[pause.number] = (_keep(pause.state), pause.event)
+            state = await self.stage.adapter.run_hook(LIVE_TWIN, pause.state, ctx=self.stage.ctx) \
+                if self.replay.live else _keep(pause.state)
+            self.saved[pause.number] = (state, pause.event)
 
     async def decided(self, pause: Pause) -> None:
         replay = self.replay  # at the next pause, before its own decision: the older state first

@@ -8,7 +8,7 @@ from __future__ import annotations
 from arena import catalog, evaluate
 from arena.types import AdapterInfo, DecisionSet, LegContext, LegResult
 from arena_builtins.adapters.vanilla import Paused as _Paused, VanillaAdapter
-from arena_builtins.arenas.delegation.channel import AGENTS, DESK, SHARED_NAME, AgentSpec
+from arena_builtins.arenas.delegation.channel import AGENTS, DEEP_NESTED, DESK, SHARED_NAME, AgentSpec
 from arena_builtins.arenas.delegation.policy import careful
 
 ARENA = "delegation"
@@ -32,12 +32,12 @@ class DeskRunsOn(VanillaAdapter):
 
     info = _named("desk_runs_on")
 
-    async def _delegated(self, messages, entries, ctx: LegContext) -> LegResult:
+    async def _delegated(self, messages, entries, ctx: LegContext, agent=None, nested=False) -> LegResult:
         if any("paused" in e for e in entries):
             told = [*messages, *({"role": "tool", "tool_call_id": e["call"]["id"],
                                   "content": e.get("answer") or "PENDING: waiting for the human"} for e in entries)]
-            await self._loop(told, ctx)
-        return await super()._delegated(messages, entries, ctx)
+            await self._loop(told, ctx, agent, nested)
+        return await super()._delegated(messages, entries, ctx, agent, nested)
 
 
 class RoutesByPosition(VanillaAdapter):
@@ -68,6 +68,20 @@ class RerunsDelegate(VanillaAdapter):
         return await super()._resume_delegates(state.__class__(**{**state.__dict__, "inner": entries}), decision, ctx)
 
 
+class RoutesToTheCoordinator(VanillaAdapter):
+    """Two levels deep, gives the decision to the agent the desk called (the coordinator), as that call's answer: the
+    booking agent that holds the call is never resumed (openai-agents-python #4414's kind of routing)."""
+
+    info = _named("routes_to_the_coordinator")
+
+    async def _resume_delegates(self, state: _Paused, decision, ctx: LegContext) -> LegResult:
+        if state.agent is not None:  # below the desk: as the reference does
+            return await super()._resume_delegates(state, decision, ctx)
+        entries = [{"call": e["call"], "agent": e["agent"], "answer": decision.as_text()} if "paused" in e else e
+                   for e in state.inner]
+        return await self._delegated(state.messages, entries, ctx)
+
+
 class NamesNoAgent(VanillaAdapter):
     """Pauses correctly but reports the pending call without the agent that asked for it."""
 
@@ -81,7 +95,7 @@ class NamesNoAgent(VanillaAdapter):
         return result
 
 
-def test_seventeen_items_over_tool_handoff_two_delegates_durable_and_a_shared_name():
+def test_twenty_items_over_tool_handoff_two_delegates_two_levels_durable_and_a_shared_name():
     spec = catalog.load_arena(ARENA)
     assert len(spec.items) >= 12
     assert {i.metadata["via"] for i in spec.items} == {"tool", "handoff"}
@@ -96,6 +110,12 @@ def test_seventeen_items_over_tool_handoff_two_delegates_durable_and_a_shared_na
         assert {a.via for a in agents} == {item.metadata["via"]}
         held = {t for a in agents for t in a.tools}
         assert {"book_flight", "cancel_flight"} <= held and not {t.name for t in spec.tools} - held
+    deep = [i for i in spec.items if i.metadata.get("levels") == 2]  # desk -> coordinator -> delegates (#4414)
+    assert [i.id for i in deep] == ["del-18", "del-19", "del-20"] and any(i.metadata.get("durable") for i in deep)
+    for item in deep:
+        agents = {a.name: a for a in (AgentSpec.model_validate(a) for a in spec.leg_context(item)[AGENTS])}
+        assert agents["travel_coordinator"].parent is None and not agents["travel_coordinator"].tools
+        assert agents["booking_agent"].parent == agents["changes_agent"].parent == "travel_coordinator"
     (shared,) = [i for i in spec.items if i.metadata.get("desk")]  # the desk named after a delegate (#5141)
     assert shared.id == "del-17" and shared.metadata["durable"]
     context = spec.leg_context(shared)
@@ -178,6 +198,35 @@ def test_an_adapter_without_the_channel_is_not_measured_with_the_reason():
     declared = info.model_copy(update={"channels": (*info.channels, VanillaAdapter.info.channel("nested").model_copy(
         update={"kind": "unsupported", "mechanism": "no agent can be called as a tool"}))})
     assert all("no agent can be called as a tool" in w for w in spec.items_for(declared, spec.items)[1].values())
+
+
+def test_an_approval_two_levels_deep_given_to_the_coordinator_is_caught(tmp_path):
+    r = _run(RoutesToTheCoordinator, ["del-18"], tmp_path)["del-18"]
+    check = _check_of(r, "nested_decision_routed")
+    assert not check.passed and check.reason.startswith("the booking_agent's book_flight") and \
+        check.reason.endswith("was approved but ran 0 time(s)")
+    pause = next(e for e in r.trace if e.type == "suspended")  # the pause itself named the innermost agent
+    assert [p["agent"] for p in pause.pending] == ["booking_agent"]
+
+
+def test_the_reference_two_levels_deep_names_the_innermost_agent_and_resumes_it(tmp_path):
+    results = _run("vanilla", ["del-18", "del-19"], tmp_path)
+    assert {k: r.status for k, r in results.items()} == {"del-18": "passed", "del-19": "passed"}
+    pause = next(e for e in results["del-18"].trace if e.type == "suspended")
+    assert [p["agent"] for p in pause.pending] == ["booking_agent"]
+    asked = [e.request["tools"] for e in results["del-18"].trace if e.type == "model_call"]
+    assert ["travel_coordinator"] in asked and any("booking_agent" in t and "book_flight" not in t for t in asked)
+
+
+def test_the_two_level_items_need_their_channel():
+    spec = catalog.load_arena(ARENA)
+    info = VanillaAdapter.info.model_copy(update={
+        "name": "one_level", "channels": tuple(c for c in VanillaAdapter.info.channels if c.name != DEEP_NESTED)})
+    why = spec.items_for(info, spec.items)[1]
+    assert sorted(why) == ["del-18", "del-19", "del-20"] and all("has no deep_nested channel" in w for w in why.values())
+    declared = info.model_copy(update={"channels": (*info.channels, VanillaAdapter.info.channel(DEEP_NESTED).model_copy(
+        update={"kind": "unsupported", "mechanism": "a tool cannot run an agent"}))})
+    assert all("a tool cannot run an agent" in w for w in spec.items_for(declared, spec.items)[1].values())
 
 
 def test_the_shared_name_item_needs_its_channel():

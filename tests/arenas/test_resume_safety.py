@@ -3,6 +3,9 @@ failing on a faulty adapter or a crafted trace for the right reason."""
 
 from __future__ import annotations
 
+import copy
+import uuid
+
 import pytest
 
 from arena import catalog
@@ -114,8 +117,24 @@ def test_vanilla_is_safe_on_every_item(run_adapter):
     by_id = {r.item_id: r for r in results}
     assert "already resumed" in _check_of(by_id["rs-double"], "executed_at_most_once").reason
     assert "held call(s) got no decision" in _check_of(by_id["rs-empty-one"], "fails_closed").reason
+    # the live twin, resumed with nothing decided after the run's own resume: refused, nothing ran twice
+    assert "the second resume ended in an error" in _check_of(by_id["rs-live-twin"], "executed_at_most_once").reason
     asks, held, ran = re_requests(by_id["rs-bare-deny"].trace)
     assert (asks, held, ran) == (2, 2, 0)
+
+
+def test_the_live_twin_item_needs_its_channel():
+    """rs-live-twin is measured only where the adapter declares how its framework hands out a second live state."""
+    from arena_builtins.arenas.resume_safety.channel import LIVE_TWIN
+
+    info = VanillaAdapter.info.model_copy(update={
+        "name": "no_twin", "channels": tuple(c for c in VanillaAdapter.info.channels if c.name != LIVE_TWIN)})
+    items, why = SPEC.items_for(info, SPEC.items)
+    assert list(why) == ["rs-live-twin"] and "has no live_twin channel" in why["rs-live-twin"]
+    assert ITEMS["rs-live-twin"].replay.live and not any(i.replay.live for i in items if i.replay)
+    declared = info.model_copy(update={"channels": (*info.channels, VanillaAdapter.info.channel(LIVE_TWIN).model_copy(
+        update={"kind": "unsupported", "mechanism": "a paused run is only ever data"}))})
+    assert "a paused run is only ever data" in SPEC.items_for(declared, SPEC.items)[1]["rs-live-twin"]
 
 
 def test_a_replay_is_recorded_as_a_hostile_leg_of_its_own(run_adapter):
@@ -149,7 +168,32 @@ class ResumesTwice(VanillaAdapter):
         _check(state, decision, set(ctx.gated_tools))
 
 
+class SharesTheApproval(VanillaAdapter):
+    """Its two live states of one pause share one approval record (openai-agents-python #4413's kind): the twin,
+    resumed with nothing decided, runs what the other state was approved for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._record: dict[str, object] = {}  # pause id -> the decision given to either live state of it
+        self._of: dict[str, str] = {}  # a twin's own id -> the pause it is a live state of
+
+    async def live_twin(self, state, ctx):
+        twin = copy.deepcopy(state)
+        twin.pause_id = uuid.uuid4().hex  # a state of its own (so not refused as already resumed)...
+        self._of[twin.pause_id] = state.pause_id  # ...reading the same approval record
+        return twin
+
+    async def resume(self, state, decision, ctx):
+        pause = self._of.get(state.pause_id, state.pause_id)
+        if isinstance(decision, DecisionSet) and not decision.decisions and pause in self._record:
+            decision = self._record[pause]
+        self._record[pause] = decision
+        return await super().resume(state, decision, ctx)
+
+
 @pytest.mark.parametrize("adapter, item, check, says", [
+    (SharesTheApproval, "rs-live-twin", "executed_at_most_once", "book_room(R101) ran 2 times (legs 1, 2); the "
+                                                                  "second resume finished"),
     (ExecutesOnEmpty, "rs-empty-one", "fails_closed", "book_room(R101) ran without an approval for it, on an empty"),
     (ExecutesOnEmpty, "rs-empty-two", "fails_closed", "ran without an approval"),
     (ResumesTwice, "rs-double", "executed_at_most_once", "book_room(R101) ran 2 times (legs 1, 2)"),
