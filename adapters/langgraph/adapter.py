@@ -17,6 +17,7 @@ from arena.for_adapters import (
 from arena_builtins.arenas.delegation.channel import agents_of
 
 from .client import build_agent
+from .context import run_kwargs
 from .decision import resume_command
 from .delegation import delegated, held_in
 from .info import INFO, PER_CALL_INFO
@@ -124,7 +125,8 @@ async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: A
             if ctx.stream:  # as a UI runs it: the stream read to its end, then the thread's state as checkpointed
                 output = await run_streamed(agent, graph_input, config, ctx)
             else:
-                output = await agent.ainvoke(graph_input, config, version="v2", durability=DURABILITY)
+                output = await agent.ainvoke(graph_input, config, version="v2", durability=DURABILITY,
+                                             **run_kwargs(ctx))
         values, interrupts = values_and_interrupts(output)
         held = await held_in(saver, state["thread_id"], interrupts) if agents_of(ctx) and interrupts else {}
     messages = values["messages"]

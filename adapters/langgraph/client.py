@@ -9,6 +9,7 @@ from arena.for_adapters import LegContext
 from arena.for_adapters import blocking_client
 from arena_builtins.arenas.delegation.channel import agents_of
 
+from .context import prompt_middleware
 from .delegation import build_team
 from .tools import build_tools, gate
 
@@ -20,7 +21,7 @@ def build_agent(ctx: LegContext, checkpointer: Any, http: Any, interrupt_mode: s
     if agents_of(ctx):
         return build_team(ctx, model, checkpointer, interrupt_mode)
     tools = build_tools(ctx)
-    middleware = gate(ctx.gated_tools, interrupt_mode)
+    middleware = [*gate(ctx.gated_tools, interrupt_mode), *prompt_middleware(ctx)]
     return create_agent(
         model, tools, system_prompt=ctx.instructions, checkpointer=checkpointer, middleware=middleware
     )

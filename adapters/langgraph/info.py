@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
 from arena_builtins.arenas.delegation.channel import HANDOFF, NESTED
+from arena_builtins.arenas.run_context.channel import RUN_CONTEXT
 
 INFO = AdapterInfo(
     name="langgraph",
@@ -103,6 +104,13 @@ INFO = AdapterInfo(
                 "resumes, after the held AIMessage and before the held call's result; not aupdate_state, which "
                 "checkpoints the thread anew without its pending interrupt"
             ),
+        ),
+        Channel(
+            name=RUN_CONTEXT,
+            kind="native",
+            mechanism="the run's runtime context: ainvoke/astream(..., context=...) at the start and with every "
+                      "Command(resume=...); langchain's @dynamic_prompt middleware writes the prompt from "
+                      "request.runtime.context at each model call",
         ),
         Channel(
             name="stream",

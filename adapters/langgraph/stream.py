@@ -8,6 +8,7 @@ from typing import Any
 from arena.for_adapters import LegContext, kit
 from arena_builtins.arenas.delegation.channel import agents_of
 
+from .context import run_kwargs
 from .outcome import is_call_request, is_gate_request, text_of
 from .store import DURABILITY
 
@@ -16,7 +17,7 @@ async def run_streamed(agent: Any, graph_input: Any, config: dict[str, Any], ctx
     """The leg streamed to its end, then the thread's state as checkpointed (its values and its interrupts)."""
     # with delegates, subgraphs=True: the delegates' own updates (their calls, results, interrupts)
     await _tell(agent.astream(graph_input, config, stream_mode=["updates", "messages"], durability=DURABILITY,
-                              **({"subgraphs": True} if agents_of(ctx) else {})), ctx)
+                              **({"subgraphs": True} if agents_of(ctx) else {}), **run_kwargs(ctx)), ctx)
     snapshot = await agent.aget_state(config)
     return {**snapshot.values, "__interrupt__": snapshot.interrupts}
 

@@ -4,6 +4,8 @@ on resume, or whose framework forgets the approval when a context comes with the
 
 from __future__ import annotations
 
+import pytest
+
 from arena import catalog, evaluate
 from arena.checks import Scoring
 from arena.types import LegContext, TraceEvent
@@ -118,3 +120,18 @@ def test_every_leg_is_handed_the_context():
     ctx = LegContext.model_construct(extra=SPEC.leg_context(SPEC.items[1]))
     assert run_context_of(ctx) == {"user": "Bruno Diaz", "team": "finance"}
     assert run_context_of(LegContext.model_construct(extra={})) is None
+
+
+@pytest.mark.parametrize("adapter", [
+    pytest.param("openai_agents", marks=pytest.mark.framework("openai_agents")),
+    pytest.param("pydantic_ai", marks=pytest.mark.framework("pydantic_ai")),
+    pytest.param("langgraph", marks=pytest.mark.framework("langgraph")),
+])
+def test_each_framework_that_declares_the_channel_carries_the_context_to_every_call(adapter, tmp_path):
+    """Each declared mechanism (`context=` and instructions written from it, `deps`, LangGraph's runtime context)
+    puts the user in every model request, the resumed ones too, and the decision is honoured with it."""
+    results = _run(adapter, ["ctx-01", "ctx-02"], tmp_path)
+    assert {k: r.status for k, r in results.items()} == {"ctx-01": "passed", "ctx-02": "passed"}, \
+        {k: _failed(r) for k, r in results.items()}
+    reason = next(c.reason for c in results["ctx-02"].checks if c.name == "context_reached_model")
+    assert "carried instructions naming 'Bruno Diaz'" in reason and not reason.endswith(" 0 of them after the resume")
