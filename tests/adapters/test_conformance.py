@@ -234,6 +234,7 @@ ELSEWHERE_ARENAS = {
     "interruptions": "tests/arenas/test_interruptions.py, each adapter's test of its message channel, and the full matrix",
     "delegation": "tests/arenas/test_delegation.py, each adapter's test of its nested and handoff channels, and the full "
                   "matrix",
+    "run_context": "tests/arenas/test_run_context.py (each adapter that declares the channel) and the full matrix",
 }
 ELSEWHERE = {
     ("langgraph_per_call", GATE): "the full matrix",

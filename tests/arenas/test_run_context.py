@@ -50,9 +50,10 @@ class ForgetsTheApproval(VanillaAdapter):
                                                   call_id=call["id"]), state)
 
 
-def test_four_items_each_for_a_user_the_context_names():
-    assert [i.id for i in SPEC.items] == ["ctx-01", "ctx-02", "ctx-03", "ctx-04"]
-    assert len({i.metadata["user"] for i in SPEC.items}) == 4
+def test_twelve_items_each_for_a_user_the_context_names():
+    assert [i.id for i in SPEC.items] == [f"ctx-{n:02d}" for n in range(1, 13)]
+    assert len({i.metadata["user"] for i in SPEC.items}) == 12
+    assert sum(i.resume_with[0].approved for i in SPEC.items) == 6  # half approved, half denied with a reason
     assert all("context_reached_model" in i.checks for i in SPEC.items)
     assert SPEC.needs == (RUN_CONTEXT,)
     assert SPEC.leg_context is not None and SPEC.leg_context(SPEC.items[0]) == {
