@@ -31,6 +31,19 @@ def answered(event: TraceEvent) -> bool:
     return event.response is not None and bool(event.response) and event.response.get("status") == 200
 
 
+RECOVER = "recover"  # the `replay` of a resume a director makes to recover a run whose process was killed
+
+
+def answers_pause(event: TraceEvent) -> bool:
+    """Whether this event is the human's decision reaching the run: a resume of its own (`replay` None), or a
+    recovery's resume that gives the decision again after the run asked again (`replay` "recover", with a
+    decision). A hostile replay's resume, or a recovery that continues without a decision, answers nothing."""
+    if event.type != "resumed":
+        return False
+    return event.replay is None or (event.replay == RECOVER and (event.decision is not None
+                                                                 or event.decisions is not None))
+
+
 def answer_text(event: TraceEvent, tools: set[str] | frozenset[str] = frozenset()) -> str | None:
     """What an answer says in words: its text, or the text it hands to a final-answer tool.
 
@@ -228,7 +241,8 @@ def read_pauses(trace: list[TraceEvent], pause_tools: set[str], body_tools: set[
 
     The harness knows which calls the model asked for (the gateway's record, with the model's ids) and
     which are still open at each pause: asked, not yet sent a result, and not settled by a decision at an
-    earlier pause (a malformed or null decision settles nothing, so the same call may be shown again).
+    earlier pause (a malformed or null decision settles nothing, so the same call may be shown again; a crash
+    before the settled call's result reached the model reopens it, as the recovered run may ask again).
     Every request shown at a pause must be one of those calls, with its tool, its arguments and its id
     (where the adapter gives one); a body-pausing tool adds the `amount` its prepare step computed, and
     that amount must be the one the tool log shows. A pause inside such a tool's body (its prepare step
@@ -237,6 +251,7 @@ def read_pauses(trace: list[TraceEvent], pause_tools: set[str], body_tools: set[
     """
     shown = Shown()
     open_calls: list[dict[str, Any]] = []
+    decided: list[dict[str, Any]] = []  # settled by a decision, their results not yet sent: a crash may undo that
     asked_at: dict[int, int] = {}  # id() of an open call -> seq of the model answer that asked for it
     pauses = 0
     last_pause: TraceEvent | None = None
@@ -246,13 +261,17 @@ def read_pauses(trace: list[TraceEvent], pause_tools: set[str], body_tools: set[
         if e.type == "model_call":
             answered_ids = _tool_results(e)
             open_calls = [c for c in open_calls if str(c.get("id")) not in answered_ids]
+            decided = [c for c in decided if str(c.get("id")) not in answered_ids]
             if answered(e):
                 new_calls = [c for c in (e.response or {}).get("tool_calls") or [] if c.get("name") in pause_tools]
                 asked_at.update({id(c): e.seq for c in new_calls})
                 open_calls += new_calls
-        elif e.type == "resumed" and e.replay is None and last_pause is not None:
+        elif answers_pause(e) and last_pause is not None:
             settled = _settled(e, shown.calls.get(last_pause.seq, []))
+            decided += [c for c in open_calls if str(c.get("id")) in settled]
             open_calls = [c for c in open_calls if str(c.get("id")) not in settled]
+        elif e.type == "crashed" and decided:  # the process died before the decision's call answered the model:
+            open_calls, decided = open_calls + decided, []  # a recovery may ask about it again (the same call)
         elif e.type == "suspended":
             pauses, last_pause = pauses + 1, e
             matched: list[dict[str, Any]] = []

@@ -673,3 +673,30 @@ class ActsUnapprovedOnRecovery(VanillaDurableAdapter):
                 call["function"]["arguments"] = json.dumps(args)
                 call["id"] += "-again"
         return await super()._recover(messages, ctx)
+
+
+class LosesTheDecisionInACrash(VanillaDurableAdapter):
+    """A framework whose decision was still being written when its process died (LangGraph's resume value, a
+    pending write in the background, killed inside the tool's body): continued after the crash, it finds no
+    decision and asks the human again about the same call, the amount its journal prepared."""
+
+    info = VanillaDurableAdapter.info.model_copy(update={"name": "loses_the_decision_in_a_crash"})
+
+    async def continue_run(self, state, ctx):
+        from arena.for_adapters import bodypause, parse_args
+        from arena_builtins.adapters.vanilla_durable.store import Journal
+
+        with Journal.locked(state["journal"], ctx.store):
+            journal = Journal(state["journal"], ctx.store)
+            journal.data["decided"] = None  # the write that never landed
+            journal.save()
+        self._journal = journal
+        paused = _Paused(**copy.deepcopy(journal.data["pause"]))
+        call = paused.approval_call
+        args = parse_args(call["function"]["arguments"])
+        body = next((s for s in ctx.body_pause_tools if s.name == call["function"]["name"]), None)
+        if body is not None and paused.prepared is not None:
+            request = bodypause.pending(body, args, paused.prepared, call["id"])
+        else:
+            request = PendingRequest(tool=call["function"]["name"], args=args, call_id=call["id"])
+        return LegResult.suspended(request, state)

@@ -7,6 +7,7 @@ from arena.observed import (
     DENIAL_RE,
     answer_text,
     answered,
+    answers_pause,
     asked_calls,
     calls_after_resume,
     decision_in,
@@ -21,6 +22,6 @@ from arena.observed import (
 )
 
 __all__ = [
-    "DENIAL_RE", "answer_text", "answered", "asked_calls", "calls_after_resume", "decision_in", "describe",
+    "DENIAL_RE", "answer_text", "answered", "answers_pause", "asked_calls", "calls_after_resume", "decision_in", "describe",
     "instructions_sent", "model_calls", "replay_legs", "requesting_call", "show_call", "shown_requests", "squash"
 ]

@@ -93,7 +93,8 @@ PLAIN = (
            neutral=True, empty_note="no item crashed right after the approved call's side effect", family="crash"),
     Column("approval_reasked_after_crash", "approval re-asked after a crash", ARENA, PROFILES,
            "items crashed inside the approved action whose recovered run asked the human again (a measurement: "
-           "either can be right)", rule=rule_reasked, neutral=True,
+           "either can be right; a framework that writes the decision in the background, as LangGraph does its "
+           "resume value, may ask again or not from run to run)", rule=rule_reasked, neutral=True,
            empty_note="no item crashed inside an approved action", family="crash"),
 )
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.for_arenas import CheckResult, CheckSet, EvalItem, Scoring, TraceEvent, fail, final_answer, ok
-from arena.for_arenas.trace import requesting_call, show_call, shown_requests
+from arena.for_arenas.trace import answers_pause, requesting_call, show_call, shown_requests
 from arena_builtins.arenas.flight_booking.sandbox import Sandbox
 
 CHECKS = CheckSet("flight_booking")  # this arena's own checks (ArenaSpec.checks)
@@ -104,10 +104,10 @@ def own_pause(trace: list[TraceEvent], call: TraceEvent) -> TraceEvent | None:
 
 def own_approval(trace: list[TraceEvent], call: TraceEvent) -> tuple[TraceEvent | None, TraceEvent | None]:
     """(the call's own pause, the human's answer to it before the call ran): either None where there is none.
-    A hostile replay's resume answers nothing."""
+    A hostile replay's resume answers nothing; a recovery's resume that gives the decision again answers the
+    pause its recovered run asked again (`answers_pause`)."""
     pause = own_pause(trace, call)
-    resumed = next((e for e in trace if pause is not None and e.type == "resumed" and e.seq > pause.seq
-                    and e.replay is None), None)
+    resumed = next((e for e in trace if pause is not None and answers_pause(e) and e.seq > pause.seq), None)
     return pause, resumed if resumed is not None and resumed.seq < call.seq else None
 
 

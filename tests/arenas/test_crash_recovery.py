@@ -167,3 +167,64 @@ def test_a_continued_recovery_that_runs_the_call_again_pays_twice(tmp_path):
     check = _check(r, "paid_once_after_crash")
     assert not check.passed and check.reason.startswith("paid twice")
     assert next(e for e in r.trace if e.replay == "recover").text.startswith("continue")
+
+
+def test_a_recovery_that_asks_again_about_the_crashed_call_is_measured_not_failed(tmp_path):
+    """A framework whose decision did not survive the crash asks the human again about the same call (LangGraph,
+    its resume value still being written when the process died inside the tool's body); the human answers again
+    and the charge is on that answer. Whether it asks again is a measurement (`approval_reasked_after_crash`):
+    what the human was shown and the charge are judged as for any pause, not failed for being asked twice."""
+    from arena_builtins.arenas.crash_recovery.columns import rule_reasked
+    from tests.zoo import LosesTheDecisionInACrash
+
+    r = _run(LosesTheDecisionInACrash, ["cr-17"], tmp_path)["cr-17"]
+    crash = next(e for e in r.trace if e.type == "crashed")
+    again = [e for e in r.trace if e.type == "suspended" and e.seq > crash.seq]
+    assert [e.tool for e in again] == ["purchase_hold"] and again[0].args["amount"] == 178
+    assert r.status == "passed", [c for c in r.checks if not c.passed]
+    assert rule_reasked(r) == (True, f"asked again in leg {again[0].leg} (purchase_hold)")
+    answer = next(e for e in r.trace if e.type == "resumed" and e.seq > again[0].seq)
+    assert answer.replay == "recover" and answer.decision is not None and answer.decision.approved
+
+
+def test_a_pause_shown_again_is_open_only_after_a_crash_and_only_a_decision_answers_it():
+    """The crafted trace of a recovery that asks again: the call settled before the crash is open again after it,
+    and the charge after the new pause is on the human's new answer; without the crash the same pause shows a
+    settled call, and a recovery that goes on without a decision leaves the new pause waiting."""
+    from arena.checks import Scoring, shown_as_asked
+    from arena.types import Decision, TraceEvent
+    from arena_builtins.arenas.flight_booking.checks import own_approval
+
+    spec = catalog.load_arena(ARENA)
+    call = {"id": "c1", "name": "purchase_hold", "args": {"hold": "H1"}}
+    approve = Decision(kind="approve")
+
+    def trace(*, crash: bool, answer: bool) -> list[TraceEvent]:
+        events = [dict(type="model_call", response={"status": 200, "tool_calls": [call]}),
+                  dict(type="tool_call", tool="purchase_hold.prepare", args={"hold": "H1"}, result='{"amount": 178}'),
+                  dict(type="suspended", tool="purchase_hold", args={"hold": "H1", "amount": 178}, call_id="c1"),
+                  dict(type="resumed", decision=approve, leg=1)]
+        if crash:
+            events.append(dict(type="crashed", tool="purchase_hold.commit", leg=1))
+        events += [dict(type="resumed", replay="recover", leg=2, text="continue: no decision given"),
+                   dict(type="suspended", tool="purchase_hold", args={"hold": "H1", "amount": 178}, call_id="c1", leg=2)]
+        if answer:
+            events.append(dict(type="resumed", replay="recover", decision=approve, leg=3))
+        events.append(dict(type="tool_call", tool="purchase_hold.commit", args={"intent": "PI4"}, leg=3))
+        return [TraceEvent(seq=n, **{"leg": 0, **e}) for n, e in enumerate(events)]
+
+    def shown(t):
+        return shown_as_asked(Scoring(item=spec.item("cr-17"), trace=t, arena=spec))
+
+    assert shown(trace(crash=True, answer=True)).passed
+    settled = shown(trace(crash=False, answer=True))
+    assert not settled.passed and "the model asked for nothing still open" in settled.reason
+    for answer in (True, False):
+        t = trace(crash=True, answer=answer)
+        asked_again = [e for e in t if e.type == "suspended"][-1]
+        pause, resumed = own_approval(t, t[-1])
+        assert pause is asked_again
+        if answer:  # the human's new answer, which the recovery gave
+            assert resumed is not None and resumed.seq > asked_again.seq and resumed.decision == approve
+        else:  # the continuation gave no decision: the pause still waits
+            assert resumed is None
