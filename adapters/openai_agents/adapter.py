@@ -13,6 +13,7 @@ from .client import AGENT_NAME, MAX_TURNS, chat_model, run_config
 from .context import instructions, run_kwargs
 from .decision import apply_decision
 from .delegation import delegating_agent
+from .follow_up import agent_options, session_for
 from .info import INFO
 from .input import stage_message, staged_input
 from .outcome import outcome
@@ -46,6 +47,7 @@ class OpenAIAgentsAdapter(Adapter):
         self._ctx: LegContext | None = None  # the current leg's (a delegate's stream is told through it)
         self._nested_names: dict[str, str] = {}  # call id -> tool, for the delegates' streamed tool outputs
         self._live = LiveStates()  # the paused RunResults of this process's legs (resume_safety's live_twin)
+        self._session: Any = None  # the run's conversation, where the user follows up on it (follow_up's channel)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -64,7 +66,7 @@ class OpenAIAgentsAdapter(Adapter):
             from agents import Agent
 
             self._agent = Agent(name=AGENT_NAME, instructions=instructions(ctx), model=model,
-                                tools=function_tools(self, ctx.tools.specs, ctx))
+                                tools=function_tools(self, ctx.tools.specs, ctx), **agent_options(ctx))
             return self._agent
         self._agent = delegating_agent(self, ctx, model)
         return self._agent
@@ -86,7 +88,8 @@ class OpenAIAgentsAdapter(Adapter):
         agent = self._build(ctx)
         self._ctx = ctx
         if ctx.store.kind == "sqlite":
-            return outcome(self, await self._run(agent, ctx.item.input, ctx), ctx)
+            self._session = session_for(ctx, None)
+            return outcome(self, await self._run(agent, ctx.item.input, ctx, session=self._session), ctx)
         kept = Kept(ctx.store, uuid.uuid4().hex)  # a new run: a new session
         try:
             return await kept.keep(outcome(self, await self._run(agent, ctx.item.input, ctx, session=kept.session),
@@ -110,9 +113,17 @@ class OpenAIAgentsAdapter(Adapter):
         paused RunResult; the run's own resume then resumes the first `to_state()` of the pair (`LiveStates`)."""
         return self._live.twin(state)
 
+    async def follow_up(self, state: Any, text: str, ctx: LegContext) -> LegResult:
+        """The user's next message after the run (follow_up's channel): `Runner.run(agent, text, session=...)` on the
+        run's session, which the SDK sends with the history it kept."""
+        if self._session is None:
+            return LegResult.errored("no session was kept in this process to follow up on")
+        self._ctx = ctx
+        return outcome(self, await self._run(self._build(ctx), text, ctx, session=self._session), ctx)
+
     async def resume(self, state: Any, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         if ctx.store.kind == "sqlite":
-            return await self._resume(state, decision, ctx)
+            return await self._resume(state, decision, ctx, session_for(ctx, self._session))
         kept = Kept(ctx.store, state["session_id"])  # the same session id, a new session object (a new process)
         try:
             return await kept.keep(await self._resume(await kept.load(state), decision, ctx, kept.session))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
 from arena_builtins.arenas.delegation.channel import DEEP_NESTED, HANDOFF, NESTED, SHARED_NAME
+from arena_builtins.arenas.follow_up.channel import FOLLOW_UP, OUTPUT_GUARD
 from arena_builtins.arenas.resume_safety.channel import LIVE_TWIN
 from arena_builtins.arenas.run_context.channel import RUN_CONTEXT
 
@@ -117,6 +118,19 @@ INFO = AdapterInfo(
             mechanism="live_twin: RunResult.to_state() twice on the paused result (kept in the process by its state "
                       "string); the run's own resume takes the first with approve()/reject() and Runner.run(agent, "
                       "state), the twin is resumed as it is",
+        ),
+        Channel(
+            name=FOLLOW_UP,
+            kind="native",
+            mechanism="the run's conversation is an in-memory SQLiteSession given to Runner.run at the start, on every "
+                      "resume and with the user's next message (Runner.run(agent, text, session=session)), which the SDK "
+                      "sends with the session's history",
+        ),
+        Channel(
+            name=OUTPUT_GUARD,
+            kind="native",
+            mechanism="Agent(output_guardrails=[@output_guardrail that passes any non-empty answer], "
+                      "tool_use_behavior={'stop_at_tool_names': ['book_room']}): the booking's result is the run's answer",
         ),
         Channel(
             name=RUN_CONTEXT,

@@ -10,13 +10,14 @@ from arena.for_adapters import Adapter, Decision, DecisionSet, LegContext, LegRe
 
 from .decision import DecisionResume
 from .delegation import Delegation
+from .follow_up import FollowUp
 from .info import INFO
 from .input import Interruption
 from .outcome import AgentLoop, Paused
 from .tools import ToolCalls
 
 
-class VanillaAdapter(AgentLoop, DecisionResume, Delegation, Interruption, ToolCalls, Adapter):
+class VanillaAdapter(FollowUp, AgentLoop, DecisionResume, Delegation, Interruption, ToolCalls, Adapter):
     order = 10  # where it stands in `arena list` and the reports (lower first)
     # what a fork server imports before it forks workers (arena/worker/forkserver.py)
     preload = ("openai",)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arena.for_adapters import AdapterInfo, Capabilities, Channel
 from arena_builtins.arenas.delegation.channel import DEEP_NESTED, HANDOFF, NESTED, SHARED_NAME
+from arena_builtins.arenas.follow_up.channel import FOLLOW_UP
 from arena_builtins.arenas.resume_safety.channel import LIVE_TWIN
 from arena_builtins.arenas.run_context.channel import RUN_CONTEXT
 
@@ -96,6 +97,12 @@ INFO = AdapterInfo(
             kind="native",
             mechanism="chat.completions.create(stream=True) read to its end, tool calls assembled from their "
                       "deltas; the loop tells each call, each result and the pause",
+        ),
+        Channel(
+            name=FOLLOW_UP,
+            kind="native",
+            mechanism="the loop's transcript, kept after every step, with the user's next message appended, and the "
+                      "loop run on it (chat.completions.create with the whole message list)",
         ),
         # the paused turn lives in the process's memory: no store holds it (vanilla_durable journals it to one)
         Channel(name="postgres", kind="unsupported",

@@ -235,6 +235,7 @@ ELSEWHERE_ARENAS = {
     "delegation": "tests/arenas/test_delegation.py, each adapter's test of its nested and handoff channels, and the full "
                   "matrix",
     "run_context": "tests/arenas/test_run_context.py (each adapter that declares the channel) and the full matrix",
+    "follow_up": "tests/arenas/test_follow_up.py (each adapter that declares the channel) and the full matrix",
 }
 ELSEWHERE = {
     ("langgraph_per_call", GATE): "the full matrix",

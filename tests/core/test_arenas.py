@@ -36,7 +36,8 @@ def test_every_arena_is_a_complete_spec(name):
 def test_names_skip_shared_packages_and_order_is_stable():
     assert "_rooms" not in catalog.arena_names()
     assert [s.name for s in catalog.arenas()] == [*ROOM_ARENAS, "flight_booking", "doc_review", "resume_safety",
-                                                  "crash_recovery", "interruptions", "delegation", "run_context"]
+                                                  "crash_recovery", "interruptions", "delegation", "run_context",
+                                                  "follow_up"]
     assert [c.key for c in catalog.columns()][:3] == ["declared_kind", "measured_kind", "pause_enforced"]
 
 

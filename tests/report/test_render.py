@@ -65,15 +65,17 @@ def test_markdown_matrix_table():
                         "new message while paused | late approval runs the old call | clarified before acting | "
                         "always-approve scoped | input while paused seen | handoff: nothing committed | "
                         "nested pause enforced | nested decision routed | delegate re-run on resume | "
-                        "delegate reported outcome | nested pause durable | run context on resume |")
-    # no flight_booking, doc_review, resume_safety, crash_recovery, interruptions, delegation or run_context run here
-    flights = " | not run" * 42
+                        "delegate reported outcome | nested pause durable | run context on resume | "
+                        "conversation after an approval |")
+    # no flight_booking, doc_review, resume_safety, crash_recovery, interruptions, delegation, run_context or follow_up
+    # run here
+    flights = " | not run" * 43
     stores = " | not run" * 3  # durable_state on PostgreSQL, on Redis, across an upgrade
     assert lines[2] == "| `vanilla` | emulated | enforced | 2/2 | 2/2 | 1/1 | 1/1 | not run" + stores + " | not run" + flights + " |"
     assert lines[3] == "| `langgraph` | native | enforced | 2/2 | 0/2 | 1/1 | 1/1 | not run" + stores + " | 1/1" + flights + " |"
     assert lines[4] == ("| `evil\\|adapter` | native | none | 0/2 | not run | n/a | n/a | not run" + stores + " | not run"
                         + flights + " |")
-    assert all(line.count(" | ") == 53 for line in lines)  # the escaped pipe does not add a column
+    assert all(line.count(" | ") == 54 for line in lines)  # the escaped pipe does not add a column
 
 
 def test_failing_items_are_listed_with_links_to_their_traces(tmp_path):
