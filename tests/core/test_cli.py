@@ -19,7 +19,7 @@ def arena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     "args, expected",
     [
         (["run", "nope"], "unknown arena 'nope'; choose from approval_gate, crash_recovery, delegation, doc_review, durable_state, "
-                          "flight_booking, human_in_the_loop"),
+                          "flight_booking, follow_up, human_in_the_loop"),
         (["run", "human_in_the_loop", "--adapter", "nope"], "unknown adapter 'nope'; choose from vanilla"),
         (["run", "human_in_the_loop", "--model", "gpt-4"], "unknown model 'gpt-4'; choose from scripted, scripted-eager"),
         (["run", "human_in_the_loop", "--item", "zz"], "unknown item 'zz'"),
