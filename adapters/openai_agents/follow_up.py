@@ -27,7 +27,8 @@ def session_for(ctx: LegContext, kept: Any) -> Any:
 
 
 def agent_options(ctx: LegContext) -> dict[str, Any]:
-    """The Agent's output guardrail and stop-at-tool behaviour on an `output_guard` item; nothing otherwise."""
+    """The Agent's output guardrail and its rule for a tool's result as the answer on an `output_guard` item; nothing
+    otherwise."""
     if not output_guarded(ctx):
         return {}
     from agents import GuardrailFunctionOutput, output_guardrail

@@ -130,7 +130,8 @@ INFO = AdapterInfo(
             name=OUTPUT_GUARD,
             kind="native",
             mechanism="Agent(output_guardrails=[@output_guardrail that passes any non-empty answer], "
-                      "tool_use_behavior={'stop_at_tool_names': ['book_room']}): the booking's result is the run's answer",
+                      "tool_use_behavior=a ToolsToFinalOutputFunction: a room search that found nothing free is the answer, any "
+                      "other result goes back to the model",
         ),
         Channel(
             name=RUN_CONTEXT,

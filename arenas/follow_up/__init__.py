@@ -5,9 +5,9 @@ as in approval_gate), approved or denied; once the run finished, the user asks i
 was booked (the `follow_up` channel, `channel.py`). The framework sends that question with the history it kept: the
 run's booking must be in it, its call paired with its result (`history_kept`), and the request must be one the real
 API takes (the universal `requests_well_formed`: the gateway refuses a tool result without its call as the API does,
-HTTP 400). Half the items ask the framework's output validation of the agent's answer and take the booking tool's
-result as the run's answer (`output_guard`): the conditions under which openai-agents-python #4827 kept the tool
-result without its call. Adapters without a channel are not run on the items that need it, with the reason.
+HTTP 400). Half the items ask the framework's output validation of the agent's answer and an application rule for
+when a tool's result is the run's answer (`output_guard`): the conditions under which openai-agents-python #4827 kept
+the tool result without its call. Adapters without a channel are not run on the items that need it, with the reason.
 """
 
 from __future__ import annotations

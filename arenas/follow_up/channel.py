@@ -37,7 +37,7 @@ def follows_up(ctx: LegContext) -> bool:
 
 
 def output_guarded(ctx: LegContext) -> bool:
-    """Whether this leg's agent checks its answer and stops at the booking tool's result (`output_guard`)."""
+    """Whether this leg's agent checks its answer and has its own rule for a tool's result as the answer (`output_guard`)."""
     return bool(ctx.extra.get(OUTPUT_GUARD))
 
 
