@@ -1,5 +1,6 @@
 """VanillaDurableAdapter: vanilla's loop with the run journaled (`store`), its tools run under the model's call ids
-(`tools`), a resume admitted by the journal, and recovery from it (`recover`)."""
+(`tools`), a resume admitted by the journal, recovery from it (`recover`), and the conversation after the run read
+from it (`follow_up`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from arena.for_adapters import process_alive as alive
 from arena.for_adapters import process_start_time as start_time
 from arena_builtins.adapters.vanilla import Paused, VanillaAdapter, check_decisions
 
+from .follow_up import JournaledFollowUp
 from .info import INFO
 from .recover import Recovery, journaled_decision
 from .store import Journal
@@ -23,7 +25,7 @@ def _decision_json(decision: Decision | DecisionSet) -> str:
     return decision.model_dump_json()
 
 
-class VanillaDurableAdapter(Recovery, VanillaAdapter):
+class VanillaDurableAdapter(JournaledFollowUp, Recovery, VanillaAdapter):
     order = 11
 
     info = INFO

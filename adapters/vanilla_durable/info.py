@@ -8,7 +8,8 @@ from arena_builtins.adapters.vanilla import VanillaAdapter
 INFO = VanillaAdapter.info.model_copy(update={
     "name": "vanilla_durable",
     "channels": tuple(c.model_copy(update={"mechanism": c.mechanism.replace(
-        "transcript carried across legs", "paused turn journaled to a JSON file")})
+        "transcript carried across legs", "paused turn journaled to a JSON file").replace(
+        "the loop's transcript, kept after every step", "the journaled transcript (written after every step)")})
         for c in VanillaAdapter.info.channels if c.name not in ("postgres", "redis")) + (
         Channel(name="recover", kind="emulated", ways=("resume", "continue"),
                 mechanism="resume again with the same decision, or continue with the decision the journal "

@@ -99,6 +99,16 @@ def test_an_adapter_without_the_channel_is_not_run_with_the_reason():
     assert why is not None and FOLLOW_UP in why
 
 
+@pytest.mark.parametrize("adapter", [n for n, e in catalog.adapters().items()
+                                     if e.available and e.load().info.channel(FOLLOW_UP) is not None])
+def test_every_adapter_that_declares_the_channel_follows_up_after_an_approval_and_a_denial(adapter, tmp_path):
+    """A declared `follow_up` is implemented where the run ran: an adapter that inherits the declaration but keeps
+    its conversation elsewhere (vanilla_durable, in its journal) is held to it too."""
+    results, _ = _run(adapter, ["fu-01", "fu-02"], tmp_path)
+    assert {k: r.status for k, r in results.items()} == {"fu-01": "passed", "fu-02": "passed"}, \
+        {k: _failed(r) for k, r in results.items()}
+
+
 @pytest.mark.framework("openai_agents")
 def test_openai_agents_keeps_the_conversation_in_its_session_plain_and_under_the_output_guard(tmp_path):
     """The installed release (0.24.0 and later: #4827's held session write) passes; the history shows 0.22.3 and
