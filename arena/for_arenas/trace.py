@@ -22,6 +22,7 @@ from arena.observed import (
 )
 
 __all__ = [
-    "DENIAL_RE", "answer_text", "answered", "answers_pause", "asked_calls", "calls_after_resume", "decision_in", "describe",
-    "instructions_sent", "model_calls", "replay_legs", "requesting_call", "show_call", "shown_requests", "squash"
+    "DENIAL_RE", "answer_text", "answered", "answers_pause", "asked_calls", "calls_after_resume", "decision_in",
+    "describe", "instructions_sent", "model_calls", "replay_legs", "requesting_call", "show_call", "shown_requests",
+    "squash"
 ]
