@@ -14,6 +14,7 @@ from arena.runner import (
     describe,
     leg_pid,
     record_pause,
+    record_replayed,
     record_resume,
     replay,
     route,
@@ -24,5 +25,5 @@ from arena.worker.procs import alive
 
 __all__ = [
     "Adapter", "BaseDirector", "Director", "Pause", "PerProcess", "Stage", "alive", "describe", "leg_pid",
-    "record_pause", "record_resume", "replay", "route", "survivors_of", "with_call_id"
+    "record_pause", "record_replayed", "record_resume", "replay", "route", "survivors_of", "with_call_id"
 ]

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from arena.runner.director import BaseDirector, Director, DirectorFactory, Pause, Stage
 from arena.runner.isolation import DEFAULT_TIMEOUT_S, AdapterExit, run_isolated
-from arena.runner.legs import MAX_RESUMES, describe, drive, record_pause, record_resume, replay, route, run_and_close
+from arena.runner.legs import (MAX_RESUMES, describe, drive, record_pause, record_replayed, record_resume, replay,
+                               route, run_and_close)
 from arena.runner.processes import leg_pid, survivors_of
 from arena.runner.scheduling import run_item, run_items, settle
 from arena.runner.scoring import Scored, infrastructure_failure, rescore, score
@@ -37,7 +38,8 @@ from arena.runner.watch import PAUSE_DWELL_S, QUIET_MAX_S, QUIET_S, Watch, quies
 __all__ = [
     "DEFAULT_TIMEOUT_S", "MAX_RESUMES", "PAUSE_DWELL_S", "QUIET_MAX_S", "QUIET_S",
     "AdapterExit", "BaseDirector", "Director", "DirectorFactory", "Pause", "Scored", "Stage", "Watch",
-    "describe", "drive", "infrastructure_failure", "leg_pid", "quiesce", "record_pause", "record_resume", "replay",
+    "describe", "drive", "infrastructure_failure", "leg_pid", "quiesce", "record_pause", "record_replayed",
+    "record_resume", "replay",
     "rescore", "route", "run_and_close", "survivors_of",
     "run_item", "run_items", "run_isolated", "score", "settle",
 ]

@@ -11,6 +11,7 @@ director's (`director.py`): the loop calls it at each moment and does the same f
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 from arena.runner.director import Director, Pause, Stage
@@ -79,8 +80,16 @@ async def replay(stage: Stage, adapter: Adapter, state: Any, decision: Decision 
     recorder = stage.recorder
     leg = recorder.leg if same_leg else stage.next_leg()
     record_resume(recorder, decision, leg=leg, replay=mode)
+    await record_replayed(recorder, adapter, leg, mode, adapter.resume(state, decision, ctx or stage.ctx))
+
+
+async def record_replayed(recorder: TraceRecorder, adapter: Adapter, leg: int, mode: str,
+                          leg_run: Awaitable[Any]) -> None:
+    """Run a leg the harness started itself (a replay, or an arena's own leg after the run) and record how it ended:
+    a `replayed` event (`result`: finished, suspended, errored or raised; `text`: its final text, error or pending
+    tools). A framework raising here is recorded, never the item's fault, and nothing it returns continues the run."""
     try:
-        result = await adapter.resume(state, decision, ctx or stage.ctx)
+        result = await leg_run
     except Exception as exc:
         recorder.record("replayed", leg=leg, result="raised", text=describe(exc), replay=mode, pid=leg_pid(adapter))
         return

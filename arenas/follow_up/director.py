@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.for_arenas.directing import BaseDirector, Pause, describe, leg_pid
-from arena.for_arenas import LegResult
+from arena.for_arenas.directing import BaseDirector, Pause, record_replayed
 from arena_builtins.arenas.follow_up.channel import FOLLOW_UP, FOLLOW_UP_TEXT
 
 AFTER_RUN = "after_run"  # the replay mode of a leg the harness starts after the run (its checks know it)
@@ -30,17 +29,5 @@ class FollowUpDirector(BaseDirector):
         await stage.quiet()
         recorder, leg = stage.recorder, stage.next_leg()
         recorder.record("resumed", leg=leg, replay=AFTER_RUN, text=f"{FOLLOW_UP}: {FOLLOW_UP_TEXT}")
-        try:
-            result = await stage.adapter.run_hook(FOLLOW_UP, self.state, FOLLOW_UP_TEXT, ctx=stage.ctx)
-        except Exception as exc:
-            recorder.record("replayed", leg=leg, result="raised", text=describe(exc), replay=AFTER_RUN,
-                            pid=leg_pid(stage.adapter))
-            return
-        if not isinstance(result, LegResult):
-            recorder.record("replayed", leg=leg, result="raised", replay=AFTER_RUN,
-                            text=f"the adapter returned {type(result).__name__}, not a LegResult")
-            return
-        text = result.final_text if result.status == "finished" else result.error if result.status == "errored" \
-            else ", ".join(p.tool for p in result.all_pending)
-        recorder.record("replayed", leg=leg, result=result.status, text=text or "", replay=AFTER_RUN,
-                        pid=leg_pid(stage.adapter), tool=result.pending.tool if result.pending else None)
+        await record_replayed(recorder, stage.adapter, leg, AFTER_RUN,
+                              stage.adapter.run_hook(FOLLOW_UP, self.state, FOLLOW_UP_TEXT, ctx=stage.ctx))
