@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.errors import warn
+from arena.errors import InvalidValue, warn
 from arena.report.matrix import DamagedRun, Run, collect_runs, compute_matrix, is_run_dir, load_run
 from arena.results import ItemResult, Verdict
 
@@ -67,27 +67,28 @@ def _one_line(text: object, limit: int = 200) -> str:
 
 
 def load_baseline(path: Path, on_skip: Callable[[str], None] | None = None) -> Baseline:
-    """A baseline from a matrix.json, a run directory or a folder of them; ValueError (one line) if it is none.
+    """A baseline from a matrix.json, a run directory or a folder of them; InvalidValue (a ValueError, one line) if it
+    is none.
     `on_skip` hears each warning (a damaged run directory skipped, a torn line whose item is not measured)."""
     shown = repr(_one_line(path, 120))
     try:
         if path.is_file():
             return _from_matrix(path, on_skip)
         if not path.is_dir():
-            raise ValueError(f"{shown} does not exist")
+            raise InvalidValue(f"{shown} does not exist")
         if is_run_dir(path):
             try:
                 return _from_runs(path, [load_run(path, on_skip or warn)])
             except DamagedRun as exc:
-                raise ValueError(f"{shown} is a damaged run directory: {exc}") from None
+                raise InvalidValue(f"{shown} is a damaged run directory: {exc}") from None
         runs = collect_runs([path], on_skip)
         if runs:
             return _from_runs(path, runs)
         if (path / "matrix.json").is_file():
             return _from_matrix(path / "matrix.json", on_skip)
     except OSError as exc:
-        raise ValueError(f"{shown} cannot be read: {exc.strerror or exc}") from None
-    raise ValueError(f"{shown} holds no run directory (meta.json + results.jsonl) and no matrix.json")
+        raise InvalidValue(f"{shown} cannot be read: {exc.strerror or exc}") from None
+    raise InvalidValue(f"{shown} holds no run directory (meta.json + results.jsonl) and no matrix.json")
 
 
 def _from_runs(path: Path, runs: Sequence[Run]) -> Baseline:
@@ -122,14 +123,14 @@ def _from_matrix(path: Path, on_skip: Callable[[str], None] | None) -> Baseline:
     try:
         data = json.loads(path.read_text())
     except UnicodeDecodeError:
-        raise ValueError(f"{shown} is not a matrix.json: not UTF-8 text") from None
+        raise InvalidValue(f"{shown} is not a matrix.json: not UTF-8 text") from None
     except ValueError as exc:
-        raise ValueError(f"{shown} is not a matrix.json: not JSON ({_one_line(exc, 80)})") from None
+        raise InvalidValue(f"{shown} is not a matrix.json: not JSON ({_one_line(exc, 80)})") from None
     try:
         base = _parse_matrix(path, data)
-    except (KeyError, TypeError, AttributeError) as exc:
+    except (KeyError, TypeError, AttributeError, InvalidValue) as exc:
         why = f"no {exc}" if isinstance(exc, KeyError) else _one_line(exc, 80)
-        raise ValueError(f"{shown} is not a matrix.json written by `arena matrix` ({why})") from None
+        raise InvalidValue(f"{shown} is not a matrix.json written by `arena matrix` ({why})") from None
     # its run directories, where they are still there, give the items' verdicts
     listed = data.get("runs")
     for entry in listed if isinstance(listed, list) else []:
@@ -144,7 +145,7 @@ def _from_matrix(path: Path, on_skip: Callable[[str], None] | None) -> Baseline:
 
 def _parse_matrix(path: Path, data: object) -> Baseline:
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not isinstance(data.get("columns"), list):
-        raise TypeError("no list of rows and columns")
+        raise InvalidValue("no list of rows and columns")
     arena_of = {str(c["key"]): str(c["arena"]) for c in data["columns"]}
     base = Baseline(source=path)
     for row in data["rows"]:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from arena import DISTRIBUTION
-from arena.errors import PluginError, exited_at_import
+from arena.errors import NotFound, PluginError, exited_at_import
 from arena.adapter import Adapter, AdapterContractError, as_adapter
 
 if TYPE_CHECKING:  # what workers import of the catalog (load_target) stays light: arenas load arena.spec
@@ -103,7 +103,7 @@ class AdapterEntry:
     def load(self) -> type[Adapter]:
         cls = load_target(self.target)
         if self.plugin and cls.info.name != self.name:  # run directories and reports go by the name
-            raise ValueError(f"{self.target!r} is registered as {self.name!r} but its info.name is {cls.info.name!r}")
+            raise PluginError(f"{self.target!r} is registered as {self.name!r} but its info.name is {cls.info.name!r}")
         return cls
 
 
@@ -187,28 +187,28 @@ def _first_line(exc: BaseException) -> str:
 
 
 def load_target(target: str) -> type[Adapter]:
-    """Import `module:Class` as an `Adapter` (its declared channels checked against its hooks); raises ValueError
-    with a one-line reason."""
+    """Import `module:Class` as an `Adapter` (its declared channels checked against its hooks); raises PluginError (a
+    ValueError) with a one-line reason."""
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
-        raise ValueError(f"adapter {target!r} is not a registered name or a 'module:Class' path")
+        raise PluginError(f"adapter {target!r} is not a registered name or a 'module:Class' path")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ValueError(f"cannot import {module_name!r}: {exc}") from None
+        raise PluginError(f"cannot import {module_name!r}: {exc}") from None
     except Exception as exc:  # a module that fails on import (a syntax error, an exception): its own one line
         first = _first_line(exc)
-        raise ValueError(f"importing {module_name!r} failed: {type(exc).__name__}: {first}".rstrip(": ")) from None
+        raise PluginError(f"importing {module_name!r} failed: {type(exc).__name__}: {first}".rstrip(": ")) from None
     except SystemExit as exc:  # it would end arena with its code and not a word
-        raise ValueError(exited_at_import(module_name, exc)) from None
+        raise PluginError(exited_at_import(module_name, exc)) from None
     try:
         cls = getattr(module, attr)
     except AttributeError:
-        raise ValueError(f"{module_name!r} has no attribute {attr!r}") from None
+        raise PluginError(f"{module_name!r} has no attribute {attr!r}") from None
     try:
         return as_adapter(cls, repr(target), discover=arenas)
     except AdapterContractError as exc:
-        raise ValueError(str(exc)) from None
+        raise PluginError(str(exc)) from None
 
 
 # -- arenas ------------------------------------------------------------------------------------------
@@ -229,10 +229,10 @@ _loaded: dict[str, ArenaSpec | PluginError] = {}  # so that a broken arena is im
 
 
 def load_arena(name: str) -> ArenaSpec:
-    """The arena's spec; KeyError if no such arena is registered, PluginError if it cannot be loaded."""
+    """The arena's spec; NotFound if no such arena is registered, PluginError if it cannot be loaded."""
     found = _entry_points(ARENAS)
     if name not in found:
-        raise KeyError(name)
+        raise NotFound(f"no arena {name!r} is registered")
     if name not in _loaded:
         _loaded[name] = _load_arena(name, *found[name])
     spec = _loaded[name]
@@ -286,7 +286,7 @@ def find_arena(name: str) -> ArenaSpec | None:
     """The arena's spec, or None when this installation has no such arena (PluginError if it cannot be loaded)."""
     try:
         return load_arena(name)
-    except KeyError:
+    except NotFound:
         return None
 
 

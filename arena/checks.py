@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena import channels
+from arena.errors import InvalidValue, NotFound
 from arena.checking import CHECKS as CHECKS  # re-exported: the faces for arenas read them from here
 from arena.checking import STORE_CHECKS as STORE_CHECKS
 from arena.checking import STREAM_CHECK as STREAM_CHECK
@@ -54,7 +55,7 @@ class CheckSet(dict[str, Check]):
     def check(self, fn: Check) -> Check:
         name = getattr(fn, "__name__", "")
         if name in self:
-            raise ValueError(f"check {self.arena}.{name} is defined twice")
+            raise InvalidValue(f"check {self.arena}.{name} is defined twice")
         self[name] = fn
         return fn
 
@@ -70,24 +71,24 @@ def named(arena: ArenaSpec, name: str) -> Check:
     try:
         return CHECKS[name]
     except KeyError:
-        raise KeyError(f"{arena.name} has no check {name!r} (neither its own nor the core's)") from None
+        raise NotFound(f"{arena.name} has no check {name!r} (neither its own nor the core's)") from None
 
 
 def validate_checks(arena: ArenaSpec) -> None:
     """What an arena's items and universal list name must exist, once: an unknown name, an arena check named like a
-    core one, or a decision of a kind no registered channel uses, is a ValueError when the arena loads, not a surprise
-    when an item is scored or resumed."""
+    core one, or a decision of a kind no registered channel uses, is an InvalidValue (a ValueError) when the arena
+    loads, not a surprise when an item is scored or resumed."""
     clash = sorted(set(arena.checks) & set(CHECKS))
     if clash:
-        raise ValueError(f"its own check {clash[0]!r} has the name of a core check; rename it")
+        raise InvalidValue(f"its own check {clash[0]!r} has the name of a core check; rename it")
     known = set(arena.checks) | set(CHECKS)
     for name in (arena.universal if arena.universal is not None else UNIVERSAL):
         if name not in known:
-            raise ValueError(f"its universal checks name an unknown check {name!r}")
+            raise InvalidValue(f"its universal checks name an unknown check {name!r}")
     for item in arena.items:
         for name in [*item.checks, *item.exempt]:
             if name not in known:
-                raise ValueError(f"item {item.id!r} names an unknown check {name!r}")
+                raise InvalidValue(f"item {item.id!r} names an unknown check {name!r}")
         for decision in item.decisions:
             channels.require_decision(decision.kind_name, f"item {item.id!r}")
 

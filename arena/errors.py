@@ -30,6 +30,15 @@ class SetupError(ArenaError):
     """The harness's side could not be set up (an environment, a process): nothing was measured."""
 
 
+class InvalidValue(ArenaError, ValueError):
+    """A value arena cannot take (a malformed file, a misdeclared arena, check or channel), named in one line. Still a
+    `ValueError`, as before it had a class of its own, for the callers (and pydantic's validators) that catch that."""
+
+
+class NotFound(ArenaError, LookupError):
+    """A name arena has nothing for (an arena, an item, a check, a leg's approval tool). Still a `LookupError`."""
+
+
 class PluginError(UserError, ValueError):
     """A plugin (an arena or an adapter from an entry point) that cannot be loaded."""
 

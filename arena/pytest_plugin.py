@@ -37,6 +37,12 @@ class ArenaRunError(ArenaError):
     """The arena made no run of the adapter: not installed, declined by the arena, or its environment failed."""
 
 
+class NoColumn(ArenaError, KeyError):
+    """A column the arena does not have (a KeyError, as a mapping's missing key is; said without KeyError's quotes)."""
+
+    __str__ = BaseException.__str__
+
+
 @dataclass
 class ArenaCells(Mapping[str, "Cell"]):
     """One adapter's row of one arena, as the matrix shows it: `cells["gate_holds"]` (or by its title,
@@ -54,7 +60,7 @@ class ArenaCells(Mapping[str, "Cell"]):
             if key in (column.key, column.title):
                 return column.key
         known = ", ".join(c.key for c in self.columns)
-        raise KeyError(f"{self.arena} has no column {key!r}; its columns: {known}")
+        raise NoColumn(f"{self.arena} has no column {key!r}; its columns: {known}")
 
     def __getitem__(self, key: str) -> Cell:
         return self.row.cells[self._key(key)]

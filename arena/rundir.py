@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from arena.run_meta import SCHEMA_VERSION, checked
 from arena.checks import CHECKS, Scoring
-from arena.errors import ArenaError, warn
+from arena.errors import ArenaError, InvalidValue, warn
 from arena.redact import redact
 from arena.spec import ArenaSpec
 from arena.worker import procs
@@ -170,7 +170,7 @@ class RunDir:
             except OSError:
                 continue
         shutil.rmtree(staged, ignore_errors=True)
-        raise FileExistsError(f"no free run directory name under {root}")
+        raise CannotWrite(root, FileExistsError(errno.EEXIST, "no free run directory name"), creating=True)
 
     @classmethod
     def reopen(cls, path: Path) -> tuple[RunDir, list[ItemResult]]:
@@ -470,7 +470,7 @@ def _late_line(text: str) -> tuple[tuple[str, int], TraceEvent]:
     """A line of late.jsonl: (item id, epoch) and the event."""
     data = json.loads(text)
     if not isinstance(data, dict) or not isinstance(data.get("item_id"), str):
-        raise ValueError("not a late event of an item")
+        raise InvalidValue("not a late event of an item")
     epoch = data.pop("epoch", 1)
     return (data.pop("item_id"), epoch if isinstance(epoch, int) else 1), TraceEvent.model_validate(data)
 

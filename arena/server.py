@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from arena import catalog
+from arena.errors import SetupError
 from arena.gateway import Channel, Gateway
 from arena.model.resolve import ModelTarget
 from arena.model.script import Policy
@@ -110,7 +111,7 @@ class HarnessServer:
         deadline = time.monotonic() + 15
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the harness's loopback server did not start")
+                raise SetupError("the harness's loopback server did not start")
             time.sleep(0.01)
         self.port = self._server.servers[0].sockets[0].getsockname()[1]
         return self

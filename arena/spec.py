@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from arena.errors import NotFound
 from arena.model.script import Policy
 from arena.tools.box import ToolFunction
 from arena.types import AdapterInfo, Capabilities, ChannelName, EvalItem, ToolKind, ToolSpec
@@ -190,4 +191,4 @@ class ArenaSpec:
         for item in self.items:
             if item.id == item_id:
                 return item
-        raise KeyError(item_id)
+        raise NotFound(f"{self.name} has no item {item_id!r}")

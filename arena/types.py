@@ -12,6 +12,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from arena.errors import InvalidValue, NotFound
+
 
 class DecisionKind(str, Enum):
     """The built-in decision kinds, used by the built-in channels (arena.channels). A channel may use kinds of its
@@ -168,7 +170,7 @@ class Store(BaseModel):
     def sqlalchemy_url(self, driver: str = "psycopg") -> str:
         """The PostgreSQL URL with a SQLAlchemy driver (`postgresql+psycopg://...`), for stores built on SQLAlchemy."""
         if self.kind != "postgres":
-            raise ValueError(f"a {self.kind} store has no SQLAlchemy URL")
+            raise InvalidValue(f"a {self.kind} store has no SQLAlchemy URL")
         return self.url.replace("postgresql://", f"postgresql+{driver}://", 1)
 
 
@@ -385,7 +387,7 @@ class AdapterInfo(BaseModel):
         if isinstance(data, dict):
             unknown = sorted(str(k) for k in data if k not in cls.model_fields)
             if unknown:
-                raise ValueError(f"AdapterInfo has no field {', '.join(repr(k) for k in unknown)} (its fields: "
+                raise InvalidValue(f"AdapterInfo has no field {', '.join(repr(k) for k in unknown)} (its fields: "
                                  f"{', '.join(cls.model_fields)}); declare how the framework pauses with "
                                  "channels=(Channel(name=..., kind=..., mechanism=...), ...) (docs/adapters.md)")
         return data
@@ -394,7 +396,7 @@ class AdapterInfo(BaseModel):
     def _one_of_each(self) -> AdapterInfo:
         names = [c.name for c in self.channels]
         if len(names) != len(set(names)):
-            raise ValueError(f"{self.name}: a channel is listed twice: {names}")
+            raise InvalidValue(f"{self.name}: a channel is listed twice: {names}")
         return self
 
     def channel(self, name: ChannelName) -> Channel | None:
@@ -427,7 +429,7 @@ class AdapterInfo(BaseModel):
         replaced (`tool_gate="..."`); each must be a channel this one lists."""
         unknown = set(mechanisms) - {c.name for c in self.channels}
         if unknown:
-            raise ValueError(f"{self.name} lists no channel {sorted(unknown)}")
+            raise InvalidValue(f"{self.name} lists no channel {sorted(unknown)}")
         channels = tuple(c.model_copy(update={"mechanism": mechanisms[c.name]}) if c.name in mechanisms else c
                          for c in self.channels)
         return self.model_copy(update={"name": name, "channels": channels})
@@ -491,7 +493,7 @@ class LegContext(BaseModel):
         for spec in self.tools.specs:
             if spec.kind is ToolKind.approval:
                 return spec  # type: ignore[no-any-return]  # `tools` is a ToolBox (Any: it may live in a worker)
-        raise LookupError("this arena has no approval tool; it gates tools instead (LegContext.gated_tools)")
+        raise NotFound("this arena has no approval tool; it gates tools instead (LegContext.gated_tools)")
 
     @property
     def gated_tools(self) -> list[str]:

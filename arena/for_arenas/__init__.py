@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from arena.channels import ChannelSpec
 from arena.channels import register as register_channel
+from arena.errors import ArenaError, InvalidValue, NotFound
 from arena.checks import CHECKS, UNIVERSAL, CheckResult, CheckSet, Scoring, completed, fail, final_answer, named, ok
 from arena.model.script import Call, Policy, ToolCall, Turn, calls_with_results, native_messages, user_texts
 from arena.report.columns import Cell, Column, Evidence, check_of, count_cell, rule_item_passed, suspended_events
@@ -42,11 +43,11 @@ from arena.types import (
 )
 
 __all__ = [
-    "CHECKS", "UNIVERSAL", "AdapterInfo", "ArenaSpec", "Backend", "BaseDirector", "Call", "Cell", "ChannelSpec",
-    "CheckResult", "register_channel",
+    "CHECKS", "UNIVERSAL", "AdapterInfo", "ArenaError", "ArenaSpec", "Backend", "BaseDirector", "Call", "Cell",
+    "ChannelSpec", "CheckResult", "register_channel",
     "CheckSet", "Column",
-    "Decision", "DecisionKind", "DecisionSet", "Director", "EvalItem", "Evidence", "Fact", "ItemResult", "LegContext",
-    "LegResult",
+    "Decision", "DecisionKind", "DecisionSet", "Director", "EvalItem", "Evidence", "Fact", "InvalidValue", "ItemResult",
+    "LegContext", "LegResult", "NotFound",
     "Pause", "Policy", "Row", "Run", "Scoring", "Stage", "SubjectOf", "ToolCall", "ToolFunction", "ToolKind",
     "ToolSpec", "TraceEvent", "Turn", "calls_with_results", "check_of", "completed", "count_cell", "fail",
     "final_answer", "ids", "named", "native_messages", "ok", "rule_item_passed", "suspended_events", "user_texts",

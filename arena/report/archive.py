@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel, ValidationError
 
 from arena import __version__
-from arena.errors import UserError
+from arena.errors import InvalidValue, UserError
 
 FORMAT = 1  # the manifest's format: an archive of a newer format is refused rather than misread
 MANIFEST = "manifest.json"
@@ -232,7 +232,7 @@ def _safe_name(name: str) -> PurePosixPath:
         return path
     if (path.is_absolute() or len(parts) < 3 or parts[0] != RUNS or "\\" in name
             or any(p in ("", ".", "..") for p in parts)):
-        raise ValueError("not manifest.json nor a file under runs/<run dir>/")
+        raise InvalidValue("not manifest.json nor a file under runs/<run dir>/")
     return path
 
 
@@ -247,8 +247,8 @@ def _extract(archive: Path, staging: Path) -> None:
                 try:
                     _safe_name(member.name)
                     if not (member.isreg() or member.isdir()):
-                        raise ValueError("a link or a device, not a file")
-                except ValueError as why:
+                        raise InvalidValue("a link or a device, not a file")
+                except InvalidValue as why:
                     raise ArchiveError(f"{archive}: refused member {member.name!r}: {why}") from None
                 try:
                     tar.extract(member, staging, filter="data")

@@ -39,7 +39,7 @@ def tools_of(arena: str) -> tuple[list[str], list[str]]:
 
     try:
         spec = catalog.load_arena(arena)
-    except (KeyError, ImportError, ValueError):  # not in this installation, or it cannot be loaded
+    except (LookupError, ImportError, ValueError):  # not in this installation, or it cannot be loaded
         return [], []
     return spec.tools_of(ToolKind.approval), spec.tools_of(ToolKind.write)
 

@@ -116,7 +116,7 @@ def load_run(path: Path, on_damage: Warn = warn) -> Run:
     try:
         meta = json.loads((path / "meta.json").read_text())
         if not isinstance(meta, dict):
-            raise ValueError("not a JSON object")
+            raise DamagedRun(f"{path / 'meta.json'}: not a JSON object")
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise DamagedRun(f"{path / 'meta.json'}: {_why(exc)}") from None
     try:

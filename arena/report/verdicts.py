@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from arena.errors import InvalidValue
 from arena.report.matrix import Run, adapter_order, run_order
 
 FORMAT = 1
@@ -127,9 +128,12 @@ def read_verdicts(folder: Path) -> dict[str, Record]:
     """The records in a folder, by arena."""
     out: dict[str, Record] = {}
     for path in sorted(folder.glob("*.json")):
-        record = json.loads(path.read_text())
+        try:
+            record = json.loads(path.read_text())
+        except ValueError as exc:  # not UTF-8, not JSON
+            raise InvalidValue(f"{path}: not a verdict record of format {FORMAT} ({exc})") from None
         if not isinstance(record, dict) or record.get("format") != FORMAT:
-            raise ValueError(f"{path}: not a verdict record of format {FORMAT}")
+            raise InvalidValue(f"{path}: not a verdict record of format {FORMAT}")
         out[str(record["arena"])] = record
     return out
 

@@ -24,7 +24,7 @@ from arena.adapter import Adapter
 from arena.types import AdapterInfo, Decision, DecisionSet, LegContext, LegResult
 from arena.worker import forkserver, procs
 from arena.worker.protocol import Reply, Request, WireContext
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UserError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 QUIET_ENV = {
@@ -118,7 +118,7 @@ class WorkerAdapter(Adapter):
         """Every leg after the first in a new process of `other`'s adapter and environment (it needs a new process
         per leg: the paused state passes only as the framework persisted it)."""
         if not self.restart_between_legs:
-            raise ValueError("--resume-on needs a new process for every leg (an arena with restart_between_legs)")
+            raise UserError("--resume-on needs a new process for every leg (an arena with restart_between_legs)")
         self.then = (other.target, other.python, other.fork)
         return self
 

@@ -273,7 +273,7 @@ class ForkServer:
                 raise SetupError(f"the fork server did not answer within {READY_TIMEOUT_S:g}s") from None
             if not chunk:
                 sock.close()
-                raise RuntimeError("the fork server closed the connection")
+                raise SetupError("the fork server closed the connection")
             line += chunk
         sock.settimeout(None)  # the exit line comes when the worker ends, read by the event loop
         return sock, int(json.loads(line)["pid"])

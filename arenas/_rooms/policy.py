@@ -24,6 +24,7 @@ import re
 from functools import partial
 from typing import Any
 
+from arena.for_arenas import NotFound
 from arena.for_arenas.script import (
     Call,
     Draw,
@@ -162,7 +163,7 @@ def policies(*names: str) -> dict[str, Policy]:
     """The named profiles as policies, in the order given (the first is an arena's default)."""
     unknown = [n for n in names if n not in PROFILES]
     if unknown:
-        raise KeyError(f"no room profile {unknown[0]!r}")
+        raise NotFound(f"no room profile {unknown[0]!r}")
     return {name: _POLICIES[name] for name in names}
 
 

@@ -22,6 +22,7 @@ from arena.for_arenas import (
     Decision,
     DecisionKind,
     EvalItem,
+    InvalidValue,
     Scoring,
     TraceEvent,
     fail,
@@ -80,7 +81,7 @@ def _build_gold(item: EvalItem) -> dict[str, Any]:
             for tool, args in gold_calls(item):
                 result = backend.call(tool, args)
                 if not result.startswith("ok:"):
-                    raise ValueError(f"{item.id}: the gold call {tool}{args} does not apply: {result}")
+                    raise InvalidValue(f"{item.id}: the gold call {tool}{args} does not apply: {result}")
             return document.snapshot(backend.path)
         finally:
             backend.close()  # its kept parse goes with the temporary folder

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.for_arenas import EvalItem, ToolKind, ToolSpec
+from arena.for_arenas import EvalItem, NotFound, ToolKind, ToolSpec
 from arena_builtins.arenas.doc_review import document
 from arena_builtins.arenas.doc_review.fixtures import FIXTURES
 
@@ -81,7 +81,7 @@ class DocumentBackend:
             return document.reply_comment(self.path, str(args["comment_id"]), str(args["text"]))
         if name == "resolve_comment":
             return document.resolve_comment(self.path, str(args["comment_id"]))
-        raise KeyError(f"no tool {name}")
+        raise NotFound(f"no tool {name}")
 
     def dump(self) -> dict[str, Any]:
         return {"document": document.snapshot(self.path)}

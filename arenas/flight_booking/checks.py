@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from arena.for_arenas import CheckResult, CheckSet, EvalItem, Scoring, TraceEvent, fail, final_answer, ok
+from arena.for_arenas import CheckResult, CheckSet, EvalItem, InvalidValue, Scoring, TraceEvent, fail, final_answer, ok
 from arena.for_arenas.trace import answers_pause, requesting_call, show_call, shown_requests
 from arena_builtins.arenas.flight_booking.sandbox import Sandbox
 
@@ -42,7 +42,7 @@ def _gold(item_id: str, gold_json: str) -> dict[str, Any]:
                 else:
                     result = json.loads(sandbox.call(name, args))
                     if result.get("status") in ("REFUSED", "ERROR"):
-                        raise ValueError(f"{item_id}: gold call {name} was refused: {result}")
+                        raise InvalidValue(f"{item_id}: gold call {name} was refused: {result}")
             dump = sandbox.dump()
         finally:
             sandbox.close()

@@ -385,6 +385,61 @@ def test_every_error_class_of_the_core_is_an_arena_error():
     assert found == []
 
 
+# Raises of a built-in exception that a protocol asks for by that name: a module's `__getattr__` (AttributeError),
+# and a script's exit status (SystemExit, which is not an error).
+BUILT_IN_BY_PROTOCOL = {("arena/__init__.py", "AttributeError"), ("arena/services.py", "SystemExit")}
+
+
+def built_in_raises(source: str) -> list[tuple[int, str]]:
+    """(line, name) of each `raise` of a built-in exception class (`raise ValueError(...)`, `raise KeyError`)."""
+    import builtins
+
+    names = {n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)}
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(raised, ast.Name) and raised.id in names:
+                found.append((node.lineno, raised.id))
+    return sorted(found)
+
+
+def test_the_core_and_the_built_in_arenas_raise_arena_errors_only():
+    """Issue 52: every error the core or a built-in arena raises is an `ArenaError` (a caller catches one type). Where
+    callers caught a built-in class, the class keeps it as a base (`InvalidValue` is a ValueError, `NotFound` a
+    LookupError). Adapters are left out: what they raise is their framework's behaviour, measured as the item's."""
+    found = []
+    for root in ("arena", "arenas"):
+        for path in sorted((ROOT / root).rglob("*.py")):
+            rel = str(path.relative_to(ROOT))
+            found += [f"{rel}:{line}: raise {name}" for line, name in built_in_raises(path.read_text())
+                      if (rel, name) not in BUILT_IN_BY_PROTOCOL]
+    assert found == [], "\n".join(found)
+
+
+def test_the_raise_scan_finds_a_built_in_raise():
+    source = "def f(x):\n    if x:\n        raise KeyError(x)\n    raise ValueError\n"
+    assert built_in_raises(source) == [(3, "KeyError"), (4, "ValueError")]
+    assert built_in_raises("from arena.errors import NotFound\nraise NotFound('x')\n") == []
+
+
+def test_the_errors_that_replaced_built_ins_still_are_them():
+    """Callers (and plugins) that caught the built-in class before still catch what replaced it."""
+    from arena import catalog
+    from arena.errors import ArenaError, InvalidValue, NotFound, PluginError
+
+    with pytest.raises(NotFound, match="no arena 'nope' is registered") as missing:
+        catalog.load_arena("nope")
+    assert isinstance(missing.value, LookupError) and isinstance(missing.value, ArenaError)
+    with pytest.raises(PluginError, match="has no attribute 'Nope'") as broken:
+        catalog.load_target("arena.errors:Nope")
+    assert isinstance(broken.value, ValueError)
+    spec = catalog.load_arena("approval_gate")
+    with pytest.raises(NotFound, match="no item 'nope'"):
+        spec.item("nope")
+    assert issubclass(InvalidValue, ValueError) and issubclass(NotFound, LookupError)
+
+
 def test_the_wheel_has_no_top_level_arenas_or_adapters(tmp_path):
     import shutil
     import subprocess

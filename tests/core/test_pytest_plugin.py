@@ -48,7 +48,7 @@ def test_a_suite_asserts_cells_and_a_faulty_adapter_fails_with_the_items_short_o
     assert "tool-level gate holds: " in failure and "24/24" not in failure.split(";")[0]
     assert "short of it: gate-02 (reckless-parallel): suspended: no suspended state was observed" in failure
     assert "run directories: " in failure and "approval_gate-vanilla-reckless-parallel-" in failure
-    assert "KeyError: \"approval_gate has no column 'no_such_column'; its columns: gate_holds\"" in out
+    assert "NoColumn: approval_gate has no column 'no_such_column'; its columns: gate_holds" in out
 
 
 def test_an_arena_that_declines_the_adapter_says_so(tmp_path):

@@ -225,8 +225,8 @@ def test_a_run_directory_appears_whole_and_a_half_made_one_is_no_run(tmp_path, m
     monkeypatch.setattr(rundir.secrets, "token_hex", lambda n: "aaaa")
     monkeypatch.setattr(rundir.time, "strftime", lambda fmt: "20260101-000000")
     RunDir(tmp_path, "a", "b", "c", {})
-    with pytest.raises(FileExistsError):  # the name is taken (20 tries): no run directory is replaced
-        RunDir(tmp_path, "a", "b", "c", {})
+    with pytest.raises(rundir.CannotWrite, match="cannot create a run directory under .*: no free run directory name"):
+        RunDir(tmp_path, "a", "b", "c", {})  # the name is taken (20 tries): no run directory is replaced
     assert sorted(p.name for p in tmp_path.iterdir()) == [staged.name, "20260101-000000-a-b-c-aaaa"]
 
 
