@@ -20,6 +20,7 @@ from arena.adapter import Adapter, AdapterContractError, HookNotSupported, Resum
 from arena.channels import ChannelSpec
 from arena.channels import register as register_channel
 from arena.http import async_client
+from arena.kept_records import KeptRecords
 from arena.http import client as blocking_client
 from arena.tools import body as bodypause
 from arena.tools.box import parse_args
@@ -46,7 +47,8 @@ from arena.types import (
 )
 
 __all__ = [
-    "Adapter", "AdapterContractError", "ChannelSpec", "HookNotSupported", "Store", "blocking_client", "kit",
+    "Adapter", "AdapterContractError", "ChannelSpec", "HookNotSupported", "KeptRecords", "Store", "blocking_client",
+    "kit",
     "process_alive", "process_start_time", "register_channel",
     "AdapterInfo", "Capabilities", "Channel", "ChannelName", "Decision", "DecisionKind", "DecisionSet",
     "LegContext", "LegResult",

@@ -79,10 +79,11 @@ is kept on the same server, so the leg state is only ids, `{"session_id": ..., "
 - The RunState: the SDK has no store class of its own for it; its docs tell the application to keep it ("RunState is
   designed to be durable. Use state.to_json() or state.to_string() to store pending work in a database or queue and
   recreate it later with RunState.from_json(...) or RunState.from_string(...)", docs/human_in_the_loop.md,
-  "Long-running approvals"). The adapter keeps `to_string()` in a table `arena_run_states` (id, session_id, state) of
-  the item's database through the session's own SQLAlchemy engine, or under the key `<prefix>agents:run_state:<id>`
-  through the session's Redis client; each pause is a new row / key (the pause-time state a crash recovery resumes
-  again is never overwritten). Connections are opened per leg and closed at its end.
+  "Long-running approvals"). The adapter keeps `to_string()` and the session id as a record of arena's `KeptRecords`
+  (the shared helper of the adapters that keep a paused state behind an id): a row of a table `arena_run_states` (id,
+  fields, created_at) of the item's database, or the hash `<prefix>agents:run_state:<id>`; each pause is a new record
+  (the pause-time state a crash recovery resumes again is never overwritten). Connections are opened per leg, or per
+  record, and closed at its end.
 """
 
 from .adapter import OpenAIAgentsAdapter

@@ -171,8 +171,8 @@ INFO = AdapterInfo(
                 "agent_messages), passed to Runner.run with the same session id on every resume (SDK docs, human "
                 "in the loop: streaming and sessions); the paused RunState.to_string() is kept, as the SDK docs "
                 "say to (human in the loop: long-running approvals, store it in a database), in a table "
-                "arena_run_states of the same database through that engine, one row per pause; the leg state is "
-                "{session_id, state_id}; resume: RunState.from_string(agent, row), approve / reject, "
+                "arena_run_states of the same database (arena's KeptRecords: asyncpg), one row per pause; the leg "
+                "state is {session_id, state_id}; resume: RunState.from_string(agent, row), approve / reject, "
                 "Runner.run(agent, state, session=...)"
             ),
         ),
@@ -184,8 +184,8 @@ INFO = AdapterInfo(
                 "redis.asyncio client, key_prefix=<item prefix>agents:session (keys <prefix>agents:session:<id> "
                 "and <prefix>agents:session:<id>:messages), passed to Runner.run with the same session id on every "
                 "resume (SDK docs, human in the loop: streaming and sessions); the paused RunState.to_string() is "
-                "kept, as the SDK docs say to (human in the loop: long-running approvals), under the key "
-                "<prefix>agents:run_state:<id> through the same client, one key per pause; the leg state is "
+                "kept, as the SDK docs say to (human in the loop: long-running approvals), in the hash "
+                "<prefix>agents:run_state:<id> (arena's KeptRecords: redis.asyncio), one per pause; the leg state is "
                 "{session_id, state_id}; resume: RunState.from_string(agent, value), approve / reject, "
                 "Runner.run(agent, state, session=...)"
             ),

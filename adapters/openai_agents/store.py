@@ -4,13 +4,12 @@ leg state is only their ids. Nothing of this runs on the default store, where th
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
-from arena.for_adapters import LegResult
-from arena.for_adapters import Store
+from arena.for_adapters import KeptRecords, LegResult, Store
 
-STATES_TABLE = "arena_run_states"
+STATES_TABLE = "arena_run_states"  # in the item's own PostgreSQL database
+STATES_KEY = "agents:run_state"  # after the item's Redis key prefix
 
 
 class Kept:
@@ -22,7 +21,7 @@ class Kept:
     def __init__(self, store: Store, session_id: str) -> None:
         self.session_id = session_id
         self.kind = store.kind
-        self._prefix = store.prefix
+        self.states = KeptRecords(store, STATES_TABLE, STATES_KEY)  # refuses the default store, which has no server
         if store.kind == "postgres":
             from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -38,48 +37,15 @@ class Kept:
             self._redis = redis.from_url(store.url)
             self.session = RedisSession(session_id, redis_client=self._redis,
                                         key_prefix=f"{store.prefix}agents:session")
-        else:
-            raise ValueError(f"a {store.kind} store keeps the RunState in the leg state itself")
-
-    @staticmethod
-    def _table() -> Any:
-        from sqlalchemy import TIMESTAMP, Column, MetaData, String, Table, Text, text
-
-        return Table(STATES_TABLE, MetaData(), Column("id", String, primary_key=True),
-                     Column("session_id", String, nullable=False), Column("state", Text, nullable=False),
-                     Column("created_at", TIMESTAMP(timezone=False), server_default=text("CURRENT_TIMESTAMP"),
-                            nullable=False))
-
-    def _key(self, state_id: str) -> str:
-        return f"{self._prefix}agents:run_state:{state_id}"
 
     async def save(self, state: str) -> dict[str, str]:
-        """Keep a paused RunState (a new row / key) and return the leg state: the ids only."""
-        state_id = uuid.uuid4().hex
-        if self.kind == "postgres":
-            table = self._table()
-            async with self._engine.begin() as conn:
-                await conn.run_sync(table.metadata.create_all)
-                await conn.execute(table.insert().values(id=state_id, session_id=self.session_id, state=state))
-        else:
-            await self._redis.set(self._key(state_id), state)
+        """Keep a paused RunState (a new row / hash, `KeptRecords`) and return the leg state: the ids only."""
+        state_id = await self.states.add({"session_id": self.session_id, "state": state})
         return {"session_id": self.session_id, "state_id": state_id}
 
     async def load(self, handle: dict[str, str]) -> str:
         """The RunState string a leg state names; a missing one raises (nothing to resume)."""
-        state_id = handle["state_id"]
-        if self.kind == "postgres":
-            from sqlalchemy import select
-
-            table = self._table()
-            async with self._engine.connect() as conn:
-                found = (await conn.execute(select(table.c.state).where(table.c.id == state_id))).scalar_one_or_none()
-        else:
-            raw = await self._redis.get(self._key(state_id))
-            found = raw.decode() if isinstance(raw, bytes) else raw
-        if found is None:
-            raise LookupError(f"no paused RunState {state_id} in the {self.kind} store")
-        return str(found)
+        return (await self.states.get(handle["state_id"]))["state"]
 
     async def keep(self, result: LegResult) -> LegResult:
         """A suspended leg's RunState string moved to the server; the leg state becomes its ids."""

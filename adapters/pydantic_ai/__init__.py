@@ -94,9 +94,10 @@ class; what it documents is persisting the run's message history yourself, seria
 history of an agent run on disk or in a database ... The intended way to do this is using a TypeAdapter"), with the
 pending `DeferredToolRequests` answered later by `DeferredToolResults` (docs/deferred-tools.md). So, on a server, that
 same JSON (the history and the rest of the paused state: the held call ids, their kind, a delegate's metadata) goes
-into a table of the item's database (`pydantic_ai_paused_runs`, created by the adapter, psycopg 3) or a Redis hash
-under the item's key prefix (redis-py), and the leg's state is only the row's id / the key. Each leg opens its own
-connection and closes it. With SQLite (the default) nothing changes: the JSON is the state itself.
+into a record of arena's `KeptRecords` (the shared helper of the adapters that keep a paused state behind an id): a row
+of a table of the item's database (`pydantic_ai_paused_runs`) or a Redis hash under the item's key prefix, and the
+leg's state is only the record's id. Each record's write and read opens its own connection and closes it. With
+SQLite (the default) nothing changes: the JSON is the state itself.
 
 Offline: no logfire; the agent's `instrument` is set to False explicitly (it is off by default and
 `logfire_api` is the no-op shim); no price updates are started; the model client is pydantic-ai's

@@ -149,8 +149,8 @@ INFO = AdapterInfo(
             kind="native",
             mechanism=(
                 "the message history as ModelMessagesTypeAdapter JSON (result.all_messages_json()) in a table of "
-                "the item's database (pydantic_ai_paused_runs, created by the adapter with psycopg 3; one row per "
-                "pause: the history and the held calls' ids and kinds), the documented way (docs 'Messages and "
+                "the item's database (pydantic_ai_paused_runs, created by arena's KeptRecords with asyncpg; one row "
+                "per pause: the history and the held calls' ids and kinds), the documented way (docs 'Messages and "
                 "chat history', storing messages to JSON: 'store the messages history of an agent run on disk or "
                 "in a database'); Pydantic AI has no store class. The leg's state is the row's id; the resume "
                 "reads the row and runs agent.run(message_history=ModelMessagesTypeAdapter.validate_json(...), "
@@ -162,11 +162,11 @@ INFO = AdapterInfo(
             kind="native",
             mechanism=(
                 "the message history as ModelMessagesTypeAdapter JSON (result.all_messages_json()) in a Redis hash "
-                "under the item's key prefix (<prefix>pydantic_ai:paused_run:<id>, redis-py; the history and the "
-                "held calls' ids and kinds), the documented way (docs 'Messages and chat history', storing "
-                "messages to JSON: 'store the messages history of an agent run on disk or in a database'); "
-                "Pydantic AI has no store class. The leg's state is the key's id; the resume reads the hash and "
-                "runs agent.run(message_history=ModelMessagesTypeAdapter.validate_json(...), "
+                "under the item's key prefix (<prefix>pydantic_ai:paused_run:<id>, arena's KeptRecords with "
+                "redis.asyncio; the history and the held calls' ids and kinds), the documented way (docs 'Messages "
+                "and chat history', storing messages to JSON: 'store the messages history of an agent run on disk "
+                "or in a database'); Pydantic AI has no store class. The leg's state is the key's id; the resume "
+                "reads the hash and runs agent.run(message_history=ModelMessagesTypeAdapter.validate_json(...), "
                 "deferred_tool_results=...)"
             ),
         ),

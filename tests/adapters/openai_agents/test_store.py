@@ -89,12 +89,13 @@ def _shape(items: list[dict]) -> list[tuple]:
 @pytest.mark.parametrize("kind", ["postgres", "redis"])
 def test_store_session_and_run_state_are_in_the_items_own_place(kind, server, tmp_path):
     """hitl-01 (an approval), directly, on the item's own store: the leg state is only {session_id, state_id} (no
-    file in the work directory); the RunState string is a row of arena_run_states in the item's own database (none
-    in the server's default one) or the key <prefix>agents:run_state:<id>; the session's rows are in agent_sessions /
-    agent_messages of that database, or its keys begin with the item's prefix. A new adapter resumes from there, and
-    the SDK's session then holds the whole conversation in order, the resumed turn appended once: the approval
-    tool's output after its call, no function_call_output without its function_call (openai-agents-python #4827's
-    orphan needs output_guardrails and a tool_use_behavior other than run_llm_again; this agent has neither)."""
+    file in the work directory); the RunState string is a record (`KeptRecords`): a row of arena_run_states in the
+    item's own database (none in the server's default one) or the hash <prefix>agents:run_state:<id>; the session's
+    rows are in agent_sessions / agent_messages of that database, or its keys begin with the item's prefix. A new
+    adapter resumes from there, and the SDK's session then holds the whole conversation in order, the resumed turn
+    appended once: the approval tool's output after its call, no function_call_output without its function_call
+    (openai-agents-python #4827's orphan needs output_guardrails and a tool_use_behavior other than run_llm_again; this
+    agent has neither)."""
     import asyncio
 
     from arena import stores
@@ -114,16 +115,19 @@ def test_store_session_and_run_state_are_in_the_items_own_place(kind, server, tm
             with psycopg.connect(own.store.url, autocommit=True) as conn:
                 tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
                 assert tables == {"agent_sessions", "agent_messages", "arena_run_states"}
-                kept = conn.execute("SELECT session_id, state FROM arena_run_states WHERE id = %s",
+                kept = conn.execute("SELECT fields->>'session_id', fields->>'state' FROM arena_run_states "
+                                    "WHERE id = %s",
                                     (state["state_id"],)).fetchone()
                 assert kept is not None and kept[0] == sid and json.loads(kept[1])["current_agent"]["name"] == "arena"
                 count = "SELECT count(*) FROM {} WHERE session_id = %s"
                 assert conn.execute(count.format("agent_sessions"), (sid,)).fetchone()[0] == 1
                 assert conn.execute(count.format("agent_messages"), (sid,)).fetchone()[0] == 4
             with psycopg.connect(stores.server_url("postgres"), autocommit=True) as conn:
-                for table in ("arena_run_states", "agent_messages"):  # nothing of this run in the default database
+                for table, column in (("arena_run_states", "fields->>'session_id'"), ("agent_messages", "session_id")):
                     if conn.execute(f"SELECT to_regclass('public.{table}')").fetchone()[0] is not None:
-                        assert conn.execute(count.format(table), (sid,)).fetchone()[0] == 0
+                        # nothing of this run in the server's default database
+                        where = f"SELECT count(*) FROM {table} WHERE {column} = %s"
+                        assert conn.execute(where, (sid,)).fetchone()[0] == 0
         else:
             import redis
 
@@ -132,8 +136,9 @@ def test_store_session_and_run_state_are_in_the_items_own_place(kind, server, tm
                 ours = sorted(k.decode() for k in client.scan_iter(match=f"*{sid}*", count=1000))
                 session_key = f"{own.store.prefix}agents:session:{sid}"
                 assert ours == [session_key, f"{session_key}:messages"]
-                kept = client.get(f"{own.store.prefix}agents:run_state:{state['state_id']}")
-                assert kept is not None and json.loads(kept)["current_agent"]["name"] == "arena"
+                kept = client.hgetall(f"{own.store.prefix}agents:run_state:{state['state_id']}")
+                assert kept[b"session_id"].decode() == sid
+                assert json.loads(kept[b"state"])["current_agent"]["name"] == "arena"
                 assert [k.decode() for k in client.scan_iter(match=f"*{state['state_id']}*", count=1000)] == [
                     f"{own.store.prefix}agents:run_state:{state['state_id']}"]
             finally:

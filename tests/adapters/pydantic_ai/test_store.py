@@ -126,13 +126,14 @@ def _history_ends_on_the_pending_call(messages: str | bytes) -> None:
 
 @pytest.mark.usefixtures("store_servers")
 def test_postgres_store_keeps_the_history_in_a_table_of_the_items_own_database(server, tmp_path):
-    """The history (ModelMessagesTypeAdapter JSON) and the held call's id are a row of pydantic_ai_paused_runs in the
-    item's database, created there; the server's shared database gets no such table."""
+    """The history (ModelMessagesTypeAdapter JSON) and the held call's id are a record (`KeptRecords`), a row of
+    pydantic_ai_paused_runs in the item's database, created there; the server's shared database gets no such table."""
     import psycopg
 
     def inspect(store, state, call_id):
         with psycopg.connect(store.url) as conn:
-            rows = conn.execute("SELECT messages::text, state::text FROM pydantic_ai_paused_runs WHERE id = %s",
+            rows = conn.execute("SELECT fields->>'messages', fields->>'state' FROM pydantic_ai_paused_runs "
+                                "WHERE id = %s",
                                 (state["paused_run"],)).fetchall()
         assert len(rows) == 1
         _history_ends_on_the_pending_call(rows[0][0])
