@@ -48,7 +48,7 @@ def _share_cancellation_across_loops() -> None:
 
     manager = cancel.get_cancellation_manager()
     if isinstance(manager, InMemoryRunCancellationManager) and not isinstance(manager._async_lock, _ThreadLockAsync):
-        manager._async_lock = _ThreadLockAsync(manager._lock)
+        manager._async_lock = _ThreadLockAsync(manager._lock)  # type: ignore[assignment]  # duck-types its asyncio.Lock
 
 
 def model_for(ctx: LegContext) -> Any:

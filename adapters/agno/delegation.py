@@ -33,7 +33,7 @@ def build_team(ctx: LegContext, model: Any, db: Any, routed: bool) -> Any:
     from agno.agent import Agent
     from agno.team import Team, TeamMode
 
-    members = [
+    members: list[Agent | Team] = [
         Agent(
             id=a.name,
             name=a.name,

@@ -50,7 +50,7 @@ def _import_adk() -> dict[str, Any]:
     litellm._async_failure_callback = []
 
     from google.adk.agents import LlmAgent, RunConfig
-    from google.adk.agents.run_config import StreamingMode
+    from google.adk.agents.run_config import StreamingMode  # type: ignore[attr-defined]  # imported there, not re-exported
     from google.adk.apps import App, ResumabilityConfig
     from google.adk.events.event import Event
     from google.adk.models.lite_llm import LiteLlm
@@ -82,8 +82,8 @@ def _import_adk() -> dict[str, Any]:
     class SpecFunctionTool(FunctionTool):
         """A FunctionTool declared by the spec's JSON schema (not by the Python signature)."""
 
-        def _get_declaration(self) -> types.FunctionDeclaration:
-            return declaration(types, self.func.__arena_spec__)
+        def _get_declaration(self) -> types.FunctionDeclaration | None:  # FunctionTool's return type
+            return declaration(types, self.func.__arena_spec__)  # type: ignore[attr-defined]  # set by spec_function
 
     class SpecLongRunningTool(LongRunningFunctionTool, SpecFunctionTool):
         """LongRunningFunctionTool over the JSON-schema declaration (it still appends its NOTE)."""

@@ -106,7 +106,7 @@ class LangGraphPerCallAdapter(LangGraphAdapter):
     info = PER_CALL_INFO
 
 
-async def _leg(ctx: LegContext, state: dict[str, str], graph_input: Any, http: Any,
+async def _leg(ctx: LegContext, state: dict[str, Any], graph_input: Any, http: Any,
                interrupt_mode: str = "batched", first: bool = False) -> LegResult:
     """One leg: reopen the checkpointer, run the graph until it ends or interrupts, close it.
 

@@ -34,7 +34,7 @@ def chat_model(ctx: LegContext, http: Any) -> Any:
     return ChatOpenAI(
         model=ctx.model.name,
         base_url=ctx.model.base_url,
-        api_key=ctx.model.api_key,
+        api_key=ctx.model.api_key,  # type: ignore[arg-type]  # a str: pydantic validates it into a SecretStr
         max_retries=0,
         http_async_client=http,
         # never used (every call is async), but without it ChatOpenAI builds a blocking client that loads the CA

@@ -84,7 +84,7 @@ def _pending(value: dict[str, Any], messages: list[Any]) -> PendingRequest:
         # shown the first). An action request carries name and args; the call id is read from the
         # checkpointed AIMessage that made the call.
         action = value["action_requests"][0]
-        calls = next((m.tool_calls for m in reversed(messages) if getattr(m, "tool_calls", None)), [])
+        calls: list[Any] = next((m.tool_calls for m in reversed(messages) if getattr(m, "tool_calls", None)), [])
         call_id = next((c["id"] for c in calls if c["name"] == action["name"] and c["args"] == action["args"]), None)
         return PendingRequest(tool=action["name"], args=action["args"], call_id=call_id)
     return PendingRequest(tool=value["tool"], args=value["args"], call_id=value.get("call_id"))

@@ -4,9 +4,12 @@ steps; and the gated tools, listed in a HumanInTheLoopMiddleware."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import Decision, LegContext, ToolKind, ToolSpec, bodypause, kit
+
+if TYPE_CHECKING:
+    from langchain.agents.middleware import InterruptOnConfig
 
 
 def build_tools(ctx: LegContext) -> list[Any]:
@@ -24,10 +27,11 @@ def gate(gated: list[str], interrupt_mode: str) -> list[Any]:
         return []
     from langchain.agents.middleware import HumanInTheLoopMiddleware
 
-    gate = {name: {"allowed_decisions": ["approve", "edit", "reject"]} for name in gated}
+    gate: dict[str, bool | InterruptOnConfig] = {
+        name: {"allowed_decisions": ["approve", "edit", "reject"]} for name in gated}
     # batched is the middleware's default, and its only mode before langchain had `interrupt_mode`
     # (`-a langgraph@1.1.10` resolves such a langchain): pass the mode only when it is another
-    mode = {} if interrupt_mode == "batched" else {"interrupt_mode": interrupt_mode}
+    mode: dict[str, Any] = {} if interrupt_mode == "batched" else {"interrupt_mode": interrupt_mode}
     return [HumanInTheLoopMiddleware(interrupt_on=gate, **mode)]
 
 

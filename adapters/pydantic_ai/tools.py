@@ -4,9 +4,12 @@ ordinary call; each body calls the leg's tool box through `LegTools`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import Decision, ToolKind, ToolSpec, bodypause
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class LegTools:
@@ -51,6 +54,7 @@ def harness_tool(spec: ToolSpec, tools: Any) -> Any:
     """One harness tool as a pydantic-ai `Tool`, its body calling `tools` (the leg's tool box)."""
     from pydantic_ai import CallDeferred, RunContext, Tool
 
+    function: Callable[..., Any]  # the approval tool's `defer` or another tool's `execute`
     if spec.kind is ToolKind.approval:
 
         def defer(**kwargs: Any) -> str:

@@ -58,7 +58,7 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
         # No step retries (DBOS's default without a model_step_config), as every adapter's client makes one attempt.
         # A streamed run's agent hands its events to an `event_stream_handler` (DBOS's way to stream: the run is
         # the workflow's, so `run_stream_events` is not offered); a plain run's has none, as before.
-        handler = {"event_stream_handler": self._on_events} if ctx.stream else {}
+        handler: dict[str, Any] = {"event_stream_handler": self._on_events} if ctx.stream else {}
         return {"name": AGENT_NAME, "capabilities": [DBOSDurability(**handler)]}
 
     async def _on_events(self, run: Any, events: Any) -> None:
@@ -151,7 +151,7 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
         try:
             from dbos import DBOS, SetWorkflowID
 
-            paused = await (await DBOS.retrieve_workflow_async(state["workflow_id"])).get_result()
+            paused: dict[str, Any] = await (await DBOS.retrieve_workflow_async(state["workflow_id"])).get_result()
             # a new message instead of a decision: the message is the run's prompt, no deferred results; input added
             # while paused (`add_input`) goes first in the prompt, alongside the deferred results of a decision
             prompt = user_prompt(state, decision)
@@ -173,7 +173,7 @@ class PydanticAIDBOSAdapter(PydanticAIAdapter):
             from dbos import DBOS
 
             workflow_id = state["workflow_id"] + RESUME_SUFFIX
-            recorded = await (await DBOS.retrieve_workflow_async(workflow_id)).get_result()
+            recorded: dict[str, Any] = await (await DBOS.retrieve_workflow_async(workflow_id)).get_result()
         finally:
             await self._shutdown()
         return ended(recorded, workflow_id, db_path, ctx)

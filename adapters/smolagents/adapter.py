@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import Adapter, Decision, LegContext, LegResult, ToolSpec
 
@@ -15,6 +15,9 @@ from .info import EMULATED_INFO, INFO
 from .outcome import Interrupted, final_text, step_callbacks, suspended
 from .stream import run_agent
 from .tools import PENDING, harness_tools
+
+if TYPE_CHECKING:
+    from arena.for_adapters import DecisionSet
 
 
 class SmolagentsBase(Adapter):
@@ -59,7 +62,7 @@ class SmolagentsAdapter(SmolagentsBase):
         output = await asyncio.to_thread(run_agent, agent, ctx.item.input, ctx)
         return LegResult.finished(final_text(output))
 
-    async def resume(self, state: Any, decision: Decision, ctx: LegContext) -> LegResult:
+    async def resume(self, state: Any, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult:
         return LegResult.errored("smolagents never suspends, so there is nothing to resume")
 
 
@@ -96,7 +99,8 @@ class SmolagentsEmulatedAdapter(SmolagentsBase):
         agent = self._build(ctx)
         return await self._run(agent, ctx.item.input, reset=True, ctx=ctx)
 
-    async def resume(self, state: Interrupted, decision: Decision, ctx: LegContext) -> LegResult:
+    # narrower than Adapter.resume: the body reads one Decision (`as_text`) and does not handle a DecisionSet
+    async def resume(self, state: Interrupted, decision: Decision, ctx: LegContext) -> LegResult:  # type: ignore[override]
         step = state.step
         step.observations = step.observations.replace(PENDING, decision.as_text(), 1)
         return await self._run(state.agent, ctx.item.input, reset=False, ctx=ctx)

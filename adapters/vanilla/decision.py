@@ -4,7 +4,7 @@ its denial, the approval tool's call answered with the decision; a malformed or 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from arena.for_adapters import Decision, DecisionKind, DecisionSet, LegContext, LegResult, bodypause, kit, parse_args
 
@@ -40,6 +40,29 @@ def check_decisions(state: Paused, decision: Decision | DecisionSet, gated: set[
 class DecisionResume:
     """VanillaAdapter's resume of a pause by the decisions on its held calls, and the run's standing "always"."""
 
+    if TYPE_CHECKING:  # VanillaAdapter's other parts, for mypy only (nothing is defined at runtime)
+        _always: dict[str, dict[str, Any]]
+
+        async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext, agent: str | None = None,
+                        nested: bool = False) -> LegResult: ...
+
+        async def _resume_delegates(self, state: Paused, decision: Decision | DecisionSet,
+                                    ctx: LegContext) -> LegResult: ...
+
+        async def _interrupted(self, state: Paused, message: Decision, ctx: LegContext) -> LegResult: ...
+
+        def _tools(self, ctx: LegContext, call_id: str) -> Any: ...
+
+        async def _run(self, ctx: LegContext, call: dict[str, Any], args: dict[str, Any] | None = None) -> str: ...
+
+        @staticmethod
+        def _answered(ctx: LegContext, call: dict[str, Any], result: str) -> str: ...
+
+        async def _decided(self, ctx: LegContext, call: dict[str, Any], decision: Decision | None) -> str: ...
+
+        @staticmethod
+        def _noted(state: Paused) -> None: ...
+
     def _admit(self, state: Paused, decision: Decision | DecisionSet, ctx: LegContext) -> None:
         """Refuse a malformed resume, and a second resume of the same pause, before anything runs."""
         check_decisions(state, decision, set(ctx.gated_tools))
@@ -59,7 +82,8 @@ class DecisionResume:
         if isinstance(decision, DecisionSet):
             if state.turn:
                 return await self._resume_calls(state, decision, ctx)
-            decision = decision.for_call(state.approval_call["id"])  # one held call: its decision (checked above)
+            # one held call: its decision (checked above; the cast tells mypy the parameter now holds a Decision)
+            decision = cast(Decision, decision.for_call(state.approval_call["id"]))
             assert decision is not None
         messages = state.messages
         paused = state.approval_call

@@ -3,7 +3,7 @@ the user's next message is the next turn of it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import LegContext, LegResult
 
@@ -13,6 +13,10 @@ class FollowUp:
 
     _conversation: list[dict[str, Any]] | None = None
 
+    if TYPE_CHECKING:  # AgentLoop's, for mypy only (nothing is defined at runtime)
+        async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext, agent: str | None = None,
+                        nested: bool = False) -> LegResult: ...
+
     def _persist(self, messages: list[dict[str, Any]]) -> None:
         self._conversation = messages
 
@@ -21,4 +25,4 @@ class FollowUp:
         if self._conversation is None:
             return LegResult.errored("no conversation was kept in this process to follow up on")
         messages = [*self._conversation, {"role": "user", "content": text}]
-        return await self._loop(messages, ctx)  # type: ignore[attr-defined,no-any-return]  # AgentLoop's
+        return await self._loop(messages, ctx)

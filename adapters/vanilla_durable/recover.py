@@ -4,7 +4,7 @@ continued with the decision the journal holds (`continue_run`), from the latest 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import Decision, DecisionSet, LegContext, LegResult
 from arena_builtins.adapters.vanilla import pause_names
@@ -23,6 +23,12 @@ def journaled_decision(state: dict[str, Any], ctx: LegContext) -> Decision | Dec
 
 class Recovery:
     """VanillaDurableAdapter's recovery from the journal."""
+
+    if TYPE_CHECKING:  # VanillaAdapter's, for mypy only (nothing is defined at runtime)
+        async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext, agent: str | None = None,
+                        nested: bool = False) -> LegResult: ...
+
+        async def _run(self, ctx: LegContext, call: dict[str, Any], args: dict[str, Any] | None = None) -> str: ...
 
     async def _recover(self, messages: list[dict[str, Any]], ctx: LegContext) -> LegResult:
         """Go on from the latest journaled transcript: the calls of its last turn that have no result yet are
