@@ -365,6 +365,7 @@ def test_the_crewai_skip_says_it_lives_in_its_own_environment():
     assert "python -m pytest tests/adapters/crewai" in skip
 
 
+@pytest.mark.usefixtures("store_servers")  # the run checks the server first: without one it is a bad argument
 def test_a_run_that_measured_nothing_exits_could_not_measure(tmp_path):
     """Every adapter declined (vanilla keeps no PostgreSQL store): an empty table is exit 3, not 0."""
     import subprocess
