@@ -43,8 +43,8 @@ class KeptRecords:
 
             conn = await asyncpg.connect(self.store.url, timeout=CONNECT_TIMEOUT_S)
             try:
-                await conn.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (id text PRIMARY KEY, fields json NOT NULL,"
-                                   " created_at timestamptz NOT NULL DEFAULT now())")
+                await conn.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (id text PRIMARY KEY, "
+                                   "fields json NOT NULL, created_at timestamptz NOT NULL DEFAULT now())")
                 await conn.execute(f"INSERT INTO {self.table} (id, fields) VALUES ($1, $2::json)", record_id,
                                    json.dumps(dict(fields)))
             finally:

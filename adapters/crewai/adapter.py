@@ -56,8 +56,9 @@ class CrewAIAdapter(Adapter):
             result = await (streamed(flow.astream(), ctx) if ctx.stream else flow.kickoff_async())
             return leg_result(flow, result, DB_NAME)
 
-    # narrower than Adapter.resume: the body reads one Decision (`as_text`) and does not handle a DecisionSet
-    async def resume(self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:  # type: ignore[override]
+    # narrower than Adapter.resume (mypy: override): the body reads one Decision (`as_text`), never a DecisionSet
+    async def resume(  # type: ignore[override]
+            self, state: dict[str, Any], decision: Decision, ctx: LegContext) -> LegResult:
         with crewai_environment(ctx.workdir):
             crew = crewai_classes()
             flow = crew["Flow"].from_pending(state["flow_id"], persistence(ctx, state["db"]))

@@ -50,7 +50,8 @@ def _import_adk() -> dict[str, Any]:
     litellm._async_failure_callback = []
 
     from google.adk.agents import LlmAgent, RunConfig
-    from google.adk.agents.run_config import StreamingMode  # type: ignore[attr-defined]  # imported there, not re-exported
+    # run_config imports StreamingMode without re-exporting it (mypy: attr-defined)
+    from google.adk.agents.run_config import StreamingMode  # type: ignore[attr-defined]
     from google.adk.apps import App, ResumabilityConfig
     from google.adk.events.event import Event
     from google.adk.models.lite_llm import LiteLlm

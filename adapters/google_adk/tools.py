@@ -27,7 +27,8 @@ def spec_function(spec: ToolSpec, body: Any, context_type: Any) -> Any:
     params = [inspect.Parameter("tool_context", inspect.Parameter.KEYWORD_ONLY, annotation=context_type)]
     annotations: dict[str, Any] = {"tool_context": context_type, "return": Any}
     for name, schema in properties.items():
-        annotation = _JSON_TYPES.get(schema.get("type") if isinstance(schema, dict) else None, Any)  # type: ignore[arg-type]  # a None key misses: Any
+        kind = schema.get("type") if isinstance(schema, dict) else None
+        annotation = _JSON_TYPES.get(kind, Any)  # type: ignore[arg-type]  # a None key misses: Any
         default = inspect.Parameter.empty if name in required else None
         params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
         annotations[name] = annotation

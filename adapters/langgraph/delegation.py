@@ -146,7 +146,8 @@ def delegated(interrupts: Any, held: dict[str, tuple[str, list[Any]]],
             maker = next((m for m in reversed(messages)
                           if any(c["id"] == call_id for c in getattr(m, "tool_calls", None) or ())), None)
             agent = node if node in names else getattr(maker, "name", None)
-            pending.append(PendingRequest(tool=tool, args=args, call_id=call_id, agent=agent))  # type: ignore[call-arg]  # PendingRequest: extra="allow"
+            pending.append(PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
+                tool=tool, args=args, call_id=call_id, agent=agent))
         pause["interrupts"][i.id] = {"kind": kind, "ns": ns, "calls": [c for _, _, c in asked],
                                      "names": {c: t for t, _, c in asked}}
     return pending, pause

@@ -54,8 +54,8 @@ async def drive(handler: Any, ctx: LegContext, held: list[PendingRequest],
                 # delegation: the agent whose tool waits is the AgentWorkflow's current agent (its own record,
                 # `current_agent_name` in the run's store: the agent handed the conversation)
                 agent = await handler.ctx.store.get("current_agent_name", default=None) if agents_of(ctx) else None
-                asked[call_id] = PendingRequest(tool=event.get("tool"), args=dict(event.get("args") or {}),  # type: ignore[call-arg]  # PendingRequest: extra="allow"
-                                                call_id=call_id, agent=agent)
+                asked[call_id] = PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
+                    tool=event.get("tool"), args=dict(event.get("args") or {}), call_id=call_id, agent=agent)
         elif isinstance(event, li["WorkflowIdleEvent"]) or (
                 isinstance(event, li["UnhandledEvent"]) and event.idle and delivered):
             if delivered:

@@ -23,14 +23,14 @@ def leg_result(response: Any, session: Any, ctx: LegContext) -> LegResult:
     if len(gated) > 1 and len(gated) == len(requests):  # several gated calls of one turn, held together
         state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests],
                  "pending": gated[0].function_call.name}
-        return LegResult.suspended([PendingRequest(tool=r.function_call.name, call_id=r.function_call.call_id,  # type: ignore[call-arg]  # PendingRequest: extra="allow"
-                                                   args=r.function_call.parse_arguments() or {},
-                                                   agent=holder(ctx, r.function_call.name)) for r in gated],
+        return LegResult.suspended([PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
+            tool=r.function_call.name, call_id=r.function_call.call_id, args=r.function_call.parse_arguments() or {},
+            agent=holder(ctx, r.function_call.name)) for r in gated],
                                    state)
     pause_tools = [s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval]
     first = next((r for r in requests if r.function_call.name in pause_tools), requests[0])
     call = first.function_call
-    pending = PendingRequest(tool=call.name, args=call.parse_arguments() or {}, call_id=call.call_id,  # type: ignore[call-arg]  # PendingRequest: extra="allow"
-                             agent=holder(ctx, call.name))
+    pending = PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
+        tool=call.name, args=call.parse_arguments() or {}, call_id=call.call_id, agent=holder(ctx, call.name))
     state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests], "pending": call.name}
     return LegResult.suspended(pending, state)

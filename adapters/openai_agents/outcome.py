@@ -34,4 +34,5 @@ def pending(item: Any, ctx: LegContext) -> PendingRequest:
     """A ToolApprovalItem as the pause's request; where the run has delegates, the agent is the SDK's own
     `ToolApprovalItem.agent` (the agent whose tool call it holds, a delegate's in a nested run or after a handoff)."""
     agent = getattr(getattr(item, "agent", None), "name", None) if agents_of(ctx) else None
-    return PendingRequest(tool=item.name or "", args=parse_args(item.arguments), call_id=item.call_id, agent=agent)  # type: ignore[call-arg]  # PendingRequest: extra="allow"
+    return PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
+        tool=item.name or "", args=parse_args(item.arguments), call_id=item.call_id, agent=agent)

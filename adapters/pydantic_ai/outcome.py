@@ -59,8 +59,9 @@ def nested_outcome(result: Any, output: Any, ctx: LegContext) -> LegResult | Non
     if others or any(not isinstance(m, dict) or not m.get("calls") for m in held.values()):
         names = [c.tool_name for c in [*output.calls, *output.approvals]]
         return LegResult.errored(f"run ended with unexpected deferred tool requests: {names}")
-    pending = [PendingRequest(tool=i["tool"], args=i["args"], call_id=i["call_id"], agent=c.tool_name)  # type: ignore[call-arg]  # PendingRequest: extra="allow"
-               for c in calls for i in held[c.tool_call_id]["calls"]]
+    pending = [PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
+        tool=i["tool"], args=i["args"], call_id=i["call_id"], agent=c.tool_name)
+        for c in calls for i in held[c.tool_call_id]["calls"]]
     state = {"messages": result.all_messages_json().decode(), "kind": "nested", "call_id": pending[0].call_id,
              "delegated": held}
     return LegResult.suspended(pending, state)

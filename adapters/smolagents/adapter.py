@@ -99,8 +99,9 @@ class SmolagentsEmulatedAdapter(SmolagentsBase):
         agent = self._build(ctx)
         return await self._run(agent, ctx.item.input, reset=True, ctx=ctx)
 
-    # narrower than Adapter.resume: the body reads one Decision (`as_text`) and does not handle a DecisionSet
-    async def resume(self, state: Interrupted, decision: Decision, ctx: LegContext) -> LegResult:  # type: ignore[override]
+    # narrower than Adapter.resume (mypy: override): the body reads one Decision (`as_text`), never a DecisionSet
+    async def resume(  # type: ignore[override]
+            self, state: Interrupted, decision: Decision, ctx: LegContext) -> LegResult:
         step = state.step
         step.observations = step.observations.replace(PENDING, decision.as_text(), 1)
         return await self._run(state.agent, ctx.item.input, reset=False, ctx=ctx)

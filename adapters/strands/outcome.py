@@ -32,8 +32,8 @@ def outcome(result: Any, session_id: str, storage_dir: str) -> LegResult:
         args = dict(i.reason["args"])
         if i.reason["kind"] == "body" and i.reason.get("amount") is not None:  # what the paused body will charge
             args["amount"] = i.reason["amount"]
-        pending.append(PendingRequest(tool=i.reason["tool"], args=args, call_id=i.reason["call_id"],  # type: ignore[call-arg]  # PendingRequest: extra="allow"
-                                      agent=i.reason.get("agent")))
+        pending.append(PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
+            tool=i.reason["tool"], args=args, call_id=i.reason["call_id"], agent=i.reason.get("agent")))
     state = {"session_id": session_id, "storage_dir": storage_dir,
              "interrupts": {i.id: {"kind": i.reason["kind"], "call_id": i.reason["call_id"]} for i in mine}}
     return LegResult.suspended(pending if len(pending) > 1 else pending[0], state)
