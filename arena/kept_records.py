@@ -68,9 +68,9 @@ class KeptRecords:
 
             conn = await asyncpg.connect(self.store.url, timeout=CONNECT_TIMEOUT_S)
             try:
-                exists = await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", self.table)
-                text = await conn.fetchval(f"SELECT fields::text FROM {self.table} WHERE id = $1",
-                                           record_id) if exists else None
+                text = await conn.fetchval(f"SELECT fields::text FROM {self.table} WHERE id = $1", record_id)
+            except asyncpg.UndefinedTableError:  # nothing was kept in this database yet
+                text = None
             finally:
                 await conn.close()
             found = None if text is None else {str(k): str(v) for k, v in json.loads(text).items()}

@@ -191,7 +191,8 @@ class PendingRequest(BaseModel):
     """The approval request a suspended run is waiting on. A channel may have the adapter say more about the call
     (delegation's `agent`: whose call it is, where the run has several agents): extra fields, kept as the adapter
     gives them, over the worker wire too, and recorded in the trace's pause, where the channel's checks test the
-    claim. (mypy does not know extra fields: an adapter passing one marks the call `# type: ignore[call-arg]`.)"""
+    claim. A channel's helper builds one with its extra fields (delegation's `held_call`), which mypy does not know
+    as keywords."""
 
     model_config = ConfigDict(extra="allow")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.for_adapters import LegContext, LegResult, PendingRequest
+from arena.for_adapters import LegContext, LegResult
+from arena_builtins.arenas.delegation.channel import held_call
 
 from .store import db_ref
 
@@ -23,9 +24,8 @@ def outcome(result: Any, ctx: LegContext) -> LegResult:
         return LegResult.errored("agno paused the run with no active requirement")
     # a Team's pause on a member's call names the member (agno's `RunRequirement.member_agent_name`, set where
     # the member's pause is propagated to the team run); an Agent's own requirements have none
-    pending = [PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
-        tool=r.tool_execution.tool_name, args=dict(r.tool_execution.tool_args or {}),
-        call_id=r.tool_execution.tool_call_id, agent=r.member_agent_name) for r in active]
+    pending = [held_call(r.tool_execution.tool_name, dict(r.tool_execution.tool_args or {}),
+                         r.tool_execution.tool_call_id, r.member_agent_name) for r in active]
     state = {
         **db_ref(ctx),
         "session_id": result.session_id,

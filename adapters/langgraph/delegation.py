@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import LegContext, PendingRequest, ToolKind
-from arena_builtins.arenas.delegation.channel import AgentSpec, agents_of, own_tools
+from arena_builtins.arenas.delegation.channel import AgentSpec, agents_of, held_call, own_tools
 
 from .outcome import is_call_request, is_gate_request, last_calls, text_of
 from .tools import approval_tool, gate, harness_tool
@@ -146,8 +146,7 @@ def delegated(interrupts: Any, held: dict[str, tuple[str, list[Any]]],
             maker = next((m for m in reversed(messages)
                           if any(c["id"] == call_id for c in getattr(m, "tool_calls", None) or ())), None)
             agent = node if node in names else getattr(maker, "name", None)
-            pending.append(PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
-                tool=tool, args=args, call_id=call_id, agent=agent))
+            pending.append(held_call(tool, args, call_id, agent))
         pause["interrupts"][i.id] = {"kind": kind, "ns": ns, "calls": [c for _, _, c in asked],
                                      "names": {c: t for t, _, c in asked}}
     return pending, pause

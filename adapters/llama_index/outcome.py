@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import LegContext, LegResult, PendingRequest, kit
-from arena_builtins.arenas.delegation.channel import agents_of
+from arena_builtins.arenas.delegation.channel import agents_of, held_call
 
 from .client import import_framework
 from .store import snapshot
@@ -54,8 +54,7 @@ async def drive(handler: Any, ctx: LegContext, held: list[PendingRequest],
                 # delegation: the agent whose tool waits is the AgentWorkflow's current agent (its own record,
                 # `current_agent_name` in the run's store: the agent handed the conversation)
                 agent = await handler.ctx.store.get("current_agent_name", default=None) if agents_of(ctx) else None
-                asked[call_id] = PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
-                    tool=event.get("tool"), args=dict(event.get("args") or {}), call_id=call_id, agent=agent)
+                asked[call_id] = held_call(event.get("tool"), dict(event.get("args") or {}), call_id, agent)
         elif isinstance(event, li["WorkflowIdleEvent"]) or (
                 isinstance(event, li["UnhandledEvent"]) and event.idle and delivered):
             if delivered:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.for_adapters import LegContext, LegResult, PendingRequest, ToolKind
+from arena.for_adapters import LegContext, LegResult, ToolKind
+from arena_builtins.arenas.delegation.channel import held_call
 
 from .delegation import holder
 
@@ -23,14 +24,13 @@ def leg_result(response: Any, session: Any, ctx: LegContext) -> LegResult:
     if len(gated) > 1 and len(gated) == len(requests):  # several gated calls of one turn, held together
         state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests],
                  "pending": gated[0].function_call.name}
-        return LegResult.suspended([PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
-            tool=r.function_call.name, call_id=r.function_call.call_id, args=r.function_call.parse_arguments() or {},
-            agent=holder(ctx, r.function_call.name)) for r in gated],
+        return LegResult.suspended([held_call(r.function_call.name, r.function_call.parse_arguments() or {},
+                                              r.function_call.call_id, holder(ctx, r.function_call.name))
+                                    for r in gated],
                                    state)
     pause_tools = [s.name for s in ctx.tools.specs if s.kind is ToolKind.approval or s.requires_approval]
     first = next((r for r in requests if r.function_call.name in pause_tools), requests[0])
     call = first.function_call
-    pending = PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
-        tool=call.name, args=call.parse_arguments() or {}, call_id=call.call_id, agent=holder(ctx, call.name))
+    pending = held_call(call.name, call.parse_arguments() or {}, call.call_id, holder(ctx, call.name))
     state = {"session": session.to_dict(), "requests": [r.to_dict() for r in requests], "pending": call.name}
     return LegResult.suspended(pending, state)

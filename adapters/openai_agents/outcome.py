@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arena.for_adapters import LegContext, LegResult, PendingRequest, parse_args
-from arena_builtins.arenas.delegation.channel import agents_of
+from arena_builtins.arenas.delegation.channel import agents_of, held_call
 
 if TYPE_CHECKING:
     from .adapter import OpenAIAgentsAdapter
@@ -34,5 +34,4 @@ def pending(item: Any, ctx: LegContext) -> PendingRequest:
     """A ToolApprovalItem as the pause's request; where the run has delegates, the agent is the SDK's own
     `ToolApprovalItem.agent` (the agent whose tool call it holds, a delegate's in a nested run or after a handoff)."""
     agent = getattr(getattr(item, "agent", None), "name", None) if agents_of(ctx) else None
-    return PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
-        tool=item.name or "", args=parse_args(item.arguments), call_id=item.call_id, agent=agent)
+    return held_call(item.name or "", parse_args(item.arguments), item.call_id, agent)

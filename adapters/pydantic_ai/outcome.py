@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import LegContext, LegResult, PendingRequest, ToolKind, kit
-from arena_builtins.arenas.delegation.channel import agents_of
+from arena_builtins.arenas.delegation.channel import agents_of, held_call
 
 
 class HandedOver:
@@ -59,9 +59,8 @@ def nested_outcome(result: Any, output: Any, ctx: LegContext) -> LegResult | Non
     if others or any(not isinstance(m, dict) or not m.get("calls") for m in held.values()):
         names = [c.tool_name for c in [*output.calls, *output.approvals]]
         return LegResult.errored(f"run ended with unexpected deferred tool requests: {names}")
-    pending = [PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
-        tool=i["tool"], args=i["args"], call_id=i["call_id"], agent=c.tool_name)
-        for c in calls for i in held[c.tool_call_id]["calls"]]
+    pending = [held_call(i["tool"], i["args"], i["call_id"], c.tool_name)
+               for c in calls for i in held[c.tool_call_id]["calls"]]
     state = {"messages": result.all_messages_json().decode(), "kind": "nested", "call_id": pending[0].call_id,
              "delegated": held}
     return LegResult.suspended(pending, state)

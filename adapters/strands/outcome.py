@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.for_adapters import LegResult, PendingRequest
+from arena_builtins.arenas.delegation.channel import held_call
 
 
 def outcome(result: Any, session_id: str, storage_dir: str) -> LegResult:
@@ -27,13 +28,12 @@ def outcome(result: Any, session_id: str, storage_dir: str) -> LegResult:
     if not mine or len(mine) != len(interrupts):
         return LegResult.errored(f"the run stopped on interrupts the adapter did not raise: "
                                  f"{[i.name for i in interrupts]}")
-    pending = []
+    pending: list[PendingRequest] = []
     for i in mine:
         args = dict(i.reason["args"])
         if i.reason["kind"] == "body" and i.reason.get("amount") is not None:  # what the paused body will charge
             args["amount"] = i.reason["amount"]
-        pending.append(PendingRequest(  # type: ignore[call-arg]  # agent: an extra field
-            tool=i.reason["tool"], args=args, call_id=i.reason["call_id"], agent=i.reason.get("agent")))
+        pending.append(held_call(i.reason["tool"], args, i.reason["call_id"], i.reason.get("agent")))
     state = {"session_id": session_id, "storage_dir": storage_dir,
              "interrupts": {i.id: {"kind": i.reason["kind"], "call_id": i.reason["call_id"]} for i in mine}}
     return LegResult.suspended(pending if len(pending) > 1 else pending[0], state)

@@ -4,11 +4,12 @@ its denial, the approval tool's call answered with the decision; a malformed or 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from arena.for_adapters import Decision, DecisionKind, DecisionSet, LegContext, LegResult, bodypause, kit, parse_args
 
 from .outcome import Paused
+from .parts import VanillaParts
 
 # pauses already resumed in this process: the record that makes a resume happen once, whatever copy of
 # the paused state comes back
@@ -37,31 +38,8 @@ def check_decisions(state: Paused, decision: Decision | DecisionSet, gated: set[
         raise ValueError(f"the decision for call {null[0]!r} is null: resume with approve, edit or deny")
 
 
-class DecisionResume:
+class DecisionResume(VanillaParts):
     """VanillaAdapter's resume of a pause by the decisions on its held calls, and the run's standing "always"."""
-
-    if TYPE_CHECKING:  # VanillaAdapter's other parts, for mypy only (nothing is defined at runtime)
-        _always: dict[str, dict[str, Any]]
-
-        async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext, agent: str | None = None,
-                        nested: bool = False) -> LegResult: ...
-
-        async def _resume_delegates(self, state: Paused, decision: Decision | DecisionSet,
-                                    ctx: LegContext) -> LegResult: ...
-
-        async def _interrupted(self, state: Paused, message: Decision, ctx: LegContext) -> LegResult: ...
-
-        def _tools(self, ctx: LegContext, call_id: str) -> Any: ...
-
-        async def _run(self, ctx: LegContext, call: dict[str, Any], args: dict[str, Any] | None = None) -> str: ...
-
-        @staticmethod
-        def _answered(ctx: LegContext, call: dict[str, Any], result: str) -> str: ...
-
-        async def _decided(self, ctx: LegContext, call: dict[str, Any], decision: Decision | None) -> str: ...
-
-        @staticmethod
-        def _noted(state: Paused) -> None: ...
 
     def _admit(self, state: Paused, decision: Decision | DecisionSet, ctx: LegContext) -> None:
         """Refuse a malformed resume, and a second resume of the same pause, before anything runs."""

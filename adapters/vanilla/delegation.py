@@ -4,29 +4,17 @@ whole run; a handoff (`transfer_to_<name>`) passes the rest of the run to the de
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.for_adapters import Decision, DecisionSet, LegContext, LegResult, PendingRequest, parse_args
 
 from .outcome import Paused
+from .parts import VanillaParts
 from .tools import delegate_of
 
 
-class Delegation:
+class Delegation(VanillaParts):
     """VanillaAdapter's turns that delegate, and the resume of delegates that paused."""
-
-    if TYPE_CHECKING:  # VanillaAdapter's other parts, for mypy only (nothing is defined at runtime)
-        _always: dict[str, dict[str, Any]]
-
-        async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext, agent: str | None = None,
-                        nested: bool = False) -> LegResult: ...
-
-        async def _resume(self, state: Paused, decision: Decision | DecisionSet, ctx: LegContext) -> LegResult: ...
-
-        async def _run(self, ctx: LegContext, call: dict[str, Any], args: dict[str, Any] | None = None) -> str: ...
-
-        @staticmethod
-        def _answered(ctx: LegContext, call: dict[str, Any], result: str) -> str: ...
 
     async def _delegate(self, messages: list[dict[str, Any]], calls: list[dict[str, Any]], ctx: LegContext,
                         agent: str | None = None, nested: bool = False) -> LegResult:

@@ -3,19 +3,17 @@ the user's next message is the next turn of it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.for_adapters import LegContext, LegResult
 
+from .parts import VanillaParts
 
-class FollowUp:
+
+class FollowUp(VanillaParts):
     """VanillaAdapter's conversation, kept after every step of the run's own loop (`_persist`)."""
 
     _conversation: list[dict[str, Any]] | None = None
-
-    if TYPE_CHECKING:  # AgentLoop's, for mypy only (nothing is defined at runtime)
-        async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext, agent: str | None = None,
-                        nested: bool = False) -> LegResult: ...
 
     def _persist(self, messages: list[dict[str, Any]]) -> None:
         self._conversation = messages

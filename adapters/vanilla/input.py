@@ -3,27 +3,17 @@ of a decision (the `message` channel: it cancels what the pause held)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from arena.for_adapters import Decision, DecisionKind, LegContext, LegResult, bodypause, kit
 
 from .outcome import Paused
+from .parts import VanillaParts
 
 # what a held call's result says when the human sent a new message instead of deciding on it
 CANCELLED = "CANCELLED: not run; the user sent a new message instead of a decision"
 
 
-class Interruption:
+class Interruption(VanillaParts):
     """VanillaAdapter's handling of what the human says at a pause besides a decision."""
-
-    if TYPE_CHECKING:  # VanillaAdapter's other parts, for mypy only (nothing is defined at runtime)
-        async def _loop(self, messages: list[dict[str, Any]], ctx: LegContext, agent: str | None = None,
-                        nested: bool = False) -> LegResult: ...
-
-        def _tools(self, ctx: LegContext, call_id: str) -> Any: ...
-
-        @staticmethod
-        def _answered(ctx: LegContext, call: dict[str, Any], result: str) -> str: ...
 
     @staticmethod
     def _noted(state: Paused) -> None:

@@ -6,18 +6,16 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.for_adapters import LegContext, LegResult, PendingRequest, bodypause, kit, parse_args
 from arena_builtins.arenas.delegation.channel import agents_of, own_tools
 
 from .client import model_turn
 from .context import written
+from .parts import VanillaParts
 from .stream import streamed_turn
 from .tools import delegate_of, delegate_tools, function_tools, pause_names
-
-if TYPE_CHECKING:
-    from arena.for_adapters import Decision
 
 MAX_TURNS = 20
 
@@ -40,25 +38,8 @@ class Paused:
     inner: list[dict[str, Any]] = field(default_factory=list)
 
 
-class AgentLoop:
+class AgentLoop(VanillaParts):
     """VanillaAdapter's loop: the model asked turn after turn, each turn's calls run, until an answer or a pause."""
-
-    if TYPE_CHECKING:  # VanillaAdapter's other parts, for mypy only (nothing is defined at runtime)
-        _always: dict[str, dict[str, Any]]
-
-        def _openai(self, ctx: LegContext) -> Any: ...
-
-        async def _delegate(self, messages: list[dict[str, Any]], calls: list[dict[str, Any]], ctx: LegContext,
-                            agent: str | None = None, nested: bool = False) -> LegResult: ...
-
-        def _standing(self, call: dict[str, Any], gated: list[str]) -> Decision | None: ...
-
-        def _tools(self, ctx: LegContext, call_id: str) -> Any: ...
-
-        @staticmethod
-        def _answered(ctx: LegContext, call: dict[str, Any], result: str) -> str: ...
-
-        async def _decided(self, ctx: LegContext, call: dict[str, Any], decision: Decision | None) -> str: ...
 
     def _persist(self, messages: list[dict[str, Any]]) -> None:
         """Called with the transcript after every step (a subclass may write it down)."""

@@ -17,8 +17,8 @@
   (`mechanism` says what it does instead).
 
 The context travels in `LegContext.extra[AGENTS]` as JSON data, as every arena's own context does (to a worker too).
-A pause in a delegate says whose call it is with `PendingRequest(..., agent=<the delegate's name>)`: a claim the
-delegation checks test against the trace.
+A pause in a delegate says whose call it is with `held_call(..., agent=<the delegate's name>)`, a `PendingRequest`
+with the extra field `agent`: a claim the delegation checks test against the trace.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.for_adapters import LegContext, ToolSpec
+from arena.for_adapters import LegContext, PendingRequest, ToolSpec
 from arena.for_arenas import ChannelSpec, register_channel
 
 AGENTS = "agents"  # the LegContext.extra key of the delegates
@@ -75,6 +75,12 @@ def agents_of(ctx: LegContext) -> list[AgentSpec]:
 def delegates_of(ctx: LegContext, parent: str | None = None) -> list[AgentSpec]:
     """The agents one agent reaches: the run's own agent's (`parent` None), or a delegate's own delegates."""
     return [a for a in agents_of(ctx) if a.parent == parent]
+
+
+def held_call(tool: str, args: dict[str, Any], call_id: str | None, agent: str | None) -> PendingRequest:
+    """A paused call and the agent whose call it is (None: the run's one agent, or the framework does not say), the
+    delegation channels' extra field of `PendingRequest`, which the model keeps as given."""
+    return PendingRequest.model_validate({"tool": tool, "args": args, "call_id": call_id, "agent": agent})
 
 
 def own_tools(ctx: LegContext, agent: str | None = None) -> list[ToolSpec]:
